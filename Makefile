@@ -1,0 +1,115 @@
+# normlab — build, run and test the course.
+#
+#   make            check/install system packages, build, run `normlab demo`
+#   make test       build and run every Check suite (alias: make check)
+#   make help       every target
+#
+# Variables: CC=clang, SAN=1 (ASan+UBSan build in build-san/), WERROR=1,
+# BUILD=dir (out-of-tree build folder; default build/).
+# Areas add their own targets in mk/*.mk (book, grade, bench, ...).
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+CC      ?= cc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+SAN     ?=
+WERROR  ?= $(if $(filter true,$(CI)),1,)
+ifeq ($(SAN),1)
+BUILD   ?= build-san
+else
+BUILD   ?= build
+endif
+
+TARGET_ARCH_NAME := $(shell $(CC) -dumpmachine 2>/dev/null | cut -d- -f1)
+PKGS    := check libcjson OpenCL
+
+# Flags every file gets; -ffp-contract=off keeps scalar code bit-for-bit
+# what its C says (no silent FMA), so the ladder compares like with like.
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS := -std=c17 -Wall -Wextra -Wshadow -Wstrict-prototypes \
+    -Wno-unknown-pragmas -fopenmp -ffp-contract=off \
+    -D_DEFAULT_SOURCE -DCL_TARGET_OPENCL_VERSION=120 \
+    -Icode/include -Icode \
+    $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
+ifeq ($(WERROR),1)
+ALL_CFLAGS += -Werror
+endif
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ALL_CFLAGS += $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+endif
+LDLIBS  := $(shell pkg-config --libs libcjson OpenCL 2>/dev/null) -fopenmp -lm
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+# Sources. ISA-specific files are named *_avx2.c, *_avx512.c, *_neon.c and
+# are compiled only where that ISA exists, each with its own -m flags.
+ALL_LIB_SRC := $(sort $(shell find code -name '*.c' ! -path 'code/cli/*'))
+ifeq ($(TARGET_ARCH_NAME),x86_64)
+LIB_SRC := $(filter-out %_neon.c,$(ALL_LIB_SRC))
+else ifeq ($(TARGET_ARCH_NAME),aarch64)
+LIB_SRC := $(filter-out %_avx2.c %_avx512.c,$(ALL_LIB_SRC))
+else
+LIB_SRC := $(filter-out %_avx2.c %_avx512.c %_neon.c,$(ALL_LIB_SRC))
+endif
+CLI_SRC  := $(sort $(wildcard code/cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/check_*.c))
+HARNESS_SRC := $(sort $(wildcard tests/harness/*.c))
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/obj/%.o)
+TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+LIB      := $(BUILD)/libnormlab.a
+NORMLAB  := $(BUILD)/normlab
+
+$(BUILD)/obj/%_avx2.o:   ISA_FLAGS := -mavx2 -mfma
+$(BUILD)/obj/%_avx512.o: ISA_FLAGS := -mavx512f -mavx512dq -mavx512bw -mavx512vl -mfma
+
+.PHONY: all build test check deps clean help demo
+.SECONDARY:
+all: deps build demo
+
+build: $(NORMLAB) $(TESTS)
+
+demo: $(NORMLAB)
+	$(NORMLAB) demo
+
+deps:
+	@scripts/deps.sh base
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ISA_FLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(NORMLAB): $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(HARNESS_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(HARNESS_OBJ) $(LIB) $(CHECK_LIBS) $(LDLIBS)
+
+$(BUILD)/obj/tests/%.o: ALL_CFLAGS += -Itests/harness
+
+# `make test` is what CI runs: every suite, one summary, exit 0 only if all
+# pass and every suite ran at least one test.
+test: deps $(TESTS) $(NORMLAB)
+	@scripts/run-tests.sh $(BUILD)/tests $(TESTS)
+check: test
+
+clean:
+	rm -rf build build-* 
+
+help:
+	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
+	@echo "More targets:"; grep -h '^## ' mk/*.mk 2>/dev/null | sed 's/^## /  /'
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(sort $(wildcard mk/*.mk))

@@ -1,0 +1,12 @@
+/* bench.c — placeholder until its issue lands. */
+#include <stdio.h>
+
+#include "commands.h"
+
+int cmd_bench(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "normlab bench: not built yet\n");
+    return 2;
+}

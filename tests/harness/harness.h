@@ -1,0 +1,67 @@
+/* harness.h — what every Check suite in tests/ shares.
+ *
+ * A suite file defines one function, `Suite *nl_suite(void)`; the harness
+ * supplies main(), runs it, and prints a closing line
+ *     suite NAME: P passed, F failed, S skipped
+ * that scripts/run-tests.sh adds up.  A test that cannot run here (no
+ * OpenCL device, no AVX-512) calls NL_SKIP("why") instead of passing
+ * silently: the skip is counted and its reason printed. */
+#ifndef NL_HARNESS_H
+#define NL_HARNESS_H
+
+#include <check.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "normlab.h"
+
+Suite *nl_suite(void);
+
+/* Record a skip with its reason, then leave the test. */
+void nl_record_skip(const char *test, const char *reason);
+#define NL_SKIP(reason)                            \
+    do {                                           \
+        nl_record_skip(__func__, (reason));        \
+        return;                                    \
+    } while (0)
+
+/* Deterministic test data (splitmix64 + Box-Muller): the same seed gives
+ * the same floats on every machine. */
+void nl_fill_gauss(float *x, size_t n, double mean, double std, uint64_t seed);
+void nl_fill_const(float *x, size_t n, float value);
+
+/* Buffers for a rows x d problem: x, y, gamma (=1), beta (=0), and the
+ * double reference output. Freed with nl_problem_free. */
+typedef struct {
+    size_t rows, d;
+    float *x, *y, *gamma, *beta;
+    double *ref;
+} nl_problem;
+nl_problem nl_problem_new(size_t rows, size_t d);
+void nl_problem_free(nl_problem *p);
+
+/* max |y - ref| over the problem (NaN if any y is NaN where ref is not). */
+double nl_max_abs_err(const nl_problem *p);
+
+/* Runs impl on p, failing the test with the library's message if the call
+ * itself fails. */
+void nl_run_impl(const nl_impl *impl, nl_problem *p, float eps);
+
+/* The registered implementation for loop test number i, skipping the test
+ * when it cannot run on this machine. Use with tcase_add_loop_test(tc, fn,
+ * 0, nl_impl_count()). */
+size_t nl_impl_count(void);
+#define NL_IMPL_OR_SKIP(var, i)                                       \
+    const nl_impl *var = nl_impl_at(i);                               \
+    do {                                                              \
+        const char *why_ = nl_impl_unavailable(var);                  \
+        if (why_) {                                                   \
+            char msg_[256];                                           \
+            nl_skip_reason(msg_, sizeof msg_, var->name, why_);       \
+            NL_SKIP(msg_);                                            \
+        }                                                             \
+    } while (0)
+const nl_impl *nl_impl_at(size_t i);
+void nl_skip_reason(char *buf, size_t n, const char *impl, const char *why);
+
+#endif
