@@ -146,19 +146,42 @@ void nl_run_impl(const nl_impl *impl, nl_problem *p, float eps)
                   impl->name, p->rows, p->d, rc, nl_last_error());
 }
 
+/* NL_IMPLS=name1,name2 narrows the suites to those implementations: the
+ * grader uses it to test a student's file alone. */
+static int selected(const char *name)
+{
+    const char *list = getenv("NL_IMPLS");
+    if (!list || !*list)
+        return 1;
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == len && strncmp(p, name, n) == 0)
+            return 1;
+        p += n + (comma ? 1 : 0);
+    }
+    return 0;
+}
+
 size_t nl_impl_count(void)
 {
-    size_t n;
-    nl_impls(&n);
-    return n;
+    size_t n, k = 0;
+    const nl_impl *all = nl_impls(&n);
+    for (size_t i = 0; i < n; i++)
+        k += selected(all[i].name);
+    return k;
 }
 
 const nl_impl *nl_impl_at(size_t i)
 {
     size_t n;
     const nl_impl *all = nl_impls(&n);
-    ck_assert_msg(i < n, "no implementation number %zu (only %zu)", i, n);
-    return &all[i];
+    for (size_t j = 0; j < n; j++)
+        if (selected(all[j].name) && i-- == 0)
+            return &all[j];
+    ck_abort_msg("no implementation number %zu in this run", i);
+    return NULL;
 }
 
 void nl_skip_reason(char *buf, size_t n, const char *impl, const char *why)
