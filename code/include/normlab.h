@@ -121,6 +121,12 @@ double nl_now(void);          /* monotonic seconds */
 void  *nl_alloc(size_t bytes); /* 64-byte aligned, NULL on failure; free with nl_free */
 void   nl_free(void *p);
 
+/* Summary of repeated timings: machines are shared and noisy, so the
+ * course reports medians and spread, never a single run. */
+typedef struct { double median, min, max, p10, p90; size_t n; } nl_stats;
+/* Sorts samples[0..n) in place; n >= 1. */
+nl_stats nl_summarize(double *samples, size_t n);
+
 /* ---------------------------------------------------------- config.json */
 /* (section owned by the config reader; see code/config/) */
 
@@ -129,6 +135,8 @@ void   nl_free(void *p);
 
 /* NULL when an OpenCL device is usable, else why not ("no OpenCL platform"). */
 const char *nl_opencl_unavailable(void);
+/* `normlab bench --opencl ...`: the OpenCL benchmark (argv as given to bench). */
+int nl_cl_bench_main(int argc, char **argv);
 
 #ifdef __cplusplus
 }
