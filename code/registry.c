@@ -1,7 +1,7 @@
 /* registry.c — the list of every forward implementation.
  *
  * Each implementation file defines `int nl_<name>(...)` with the nl_forward_fn
- * signature; one NL_IMPL line in a code/registry/*.def file adds it here.
+ * signature; one NL_IMPL line in a file under code/registry/ adds it here.
  * The .def files are split by area (scalar, simd, opencl) so that each
  * area's list reads as one rung of the ladder. */
 #include "normlab.h"
