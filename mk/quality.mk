@@ -1,0 +1,55 @@
+# quality.mk — the checks that make "the tests pass" mean something on more
+# than one machine: valgrind, aarch64 under qemu, and the CI stages.
+
+.PHONY: memcheck cross-test cross-build ci-stages
+
+## memcheck — every suite under valgrind (memory errors and leaks fail it)
+# CK_FORK=no keeps each test in the process valgrind watches; with forking,
+# errors in the children would go unseen. The suites are the normal build's.
+VALGRIND ?= valgrind
+VALGRIND_FLAGS ?= -q --error-exitcode=1 --leak-check=full \
+    --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+    --suppressions=tests/valgrind.supp --track-origins=yes
+memcheck: deps $(TESTS) $(NORMLAB)
+	@scripts/deps.sh memcheck
+	CK_FORK=no CK_DEFAULT_TIMEOUT=600 \
+	NL_TEST_WRAPPER="$(VALGRIND) $(VALGRIND_FLAGS)" \
+	    scripts/run-tests.sh $(BUILD)/tests $(TESTS)
+
+## cross-test — build for aarch64 and run every suite under qemu-aarch64
+# The arm64 Check, cJSON and OpenCL loader come from a private sysroot
+# (scripts/cross-sysroot.sh: Debian's arm64 .debs, unpacked, no system
+# change). The binaries carry an rpath into it; qemu's -L finds the cross
+# libc. OCL_ICD_VENDORS points at an empty folder: the host's PoCL is
+# x86-64 and cannot load into an aarch64 process, so the OpenCL tests
+# report "no OpenCL platform" and skip, visibly.
+CROSS_CC      ?= aarch64-linux-gnu-gcc
+CROSS_BUILD   ?= build-aarch64
+CROSS_SYSROOT := $(CURDIR)/$(CROSS_BUILD)/sysroot
+CROSS_LIBDIR  := $(CROSS_SYSROOT)/usr/lib/aarch64-linux-gnu
+CROSS_RUN     ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
+CROSS_ENV = PKG_CONFIG_LIBDIR=$(CROSS_LIBDIR)/pkgconfig:$(CROSS_SYSROOT)/usr/share/pkgconfig \
+    PKG_CONFIG_SYSROOT_DIR=$(CROSS_SYSROOT) \
+    OCL_ICD_VENDORS=$(CURDIR)/$(CROSS_BUILD)/no-opencl-vendors
+CROSS_MAKE = $(CROSS_ENV) $(MAKE) --no-print-directory CC=$(CROSS_CC) \
+    BUILD=$(CROSS_BUILD) SAN= LDFLAGS="-Wl,-rpath,$(CROSS_LIBDIR)"
+
+cross-sysroot: $(CROSS_SYSROOT)/.complete
+$(CROSS_SYSROOT)/.complete:
+	@scripts/deps.sh cross
+	scripts/cross-sysroot.sh $(CROSS_SYSROOT)
+
+## cross-build — the aarch64 build alone (into build-aarch64/)
+cross-build: $(CROSS_SYSROOT)/.complete
+	@mkdir -p $(CROSS_BUILD)/no-opencl-vendors
+	$(CROSS_MAKE) build
+
+cross-test: cross-build
+	@echo "::: running the aarch64 suites under $(CROSS_RUN)"
+	$(CROSS_ENV) NL_TEST_WRAPPER="$(CROSS_RUN)" \
+	    scripts/run-tests.sh $(CROSS_BUILD)/tests \
+	    $(patsubst $(BUILD)/%,$(CROSS_BUILD)/%,$(TESTS))
+
+## ci-stages — the CI stages after `make test` (sanitizers, clang, valgrind, aarch64), timed
+ci-stages:
+	scripts/ci-stages.sh
