@@ -1,16 +1,27 @@
-/* args.c — argument parsing shared by the subcommands. */
+/* args.c — argument parsing shared by the subcommands, so that every
+ * command refuses bad input the same way: a message on stderr that names
+ * the option, and exit code 2 (a usage error, as in getopt-based tools). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 
 int nl_parse_size(const char *text, const char *what, size_t *out)
 {
+    return nl_parse_size_max(text, what, SIZE_MAX, out);
+}
+
+int nl_parse_size_max(const char *text, const char *what, size_t max, size_t *out)
+{
     char *end = NULL;
     errno = 0;
-    if (!text || *text == '\0' || *text == '-' || *text == '+') {
+    /* strtoull accepts leading blanks and a sign ("-1" becomes 2^64-1):
+     * only plain digits are a size. */
+    if (!text || *text < '0' || *text > '9') {
         fprintf(stderr, "normlab: %s must be a positive whole number, got '%s'\n",
                 what, text ? text : "");
         return 0;
@@ -20,8 +31,8 @@ int nl_parse_size(const char *text, const char *what, size_t *out)
         fprintf(stderr, "normlab: %s must be a positive whole number, got '%s'\n", what, text);
         return 0;
     }
-    if (errno == ERANGE || v > SIZE_MAX) {
-        fprintf(stderr, "normlab: %s '%s' is too large\n", what, text);
+    if (errno == ERANGE || v > max) {
+        fprintf(stderr, "normlab: %s '%s' is too large (at most %zu)\n", what, text, max);
         return 0;
     }
     if (v == 0) {
@@ -29,5 +40,51 @@ int nl_parse_size(const char *text, const char *what, size_t *out)
         return 0;
     }
     *out = (size_t)v;
+    return 1;
+}
+
+const char *nl_option_value(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "normlab: %s needs a value\n", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+int nl_unknown_option(const char *command, const char *arg)
+{
+    if (arg[0] == '-')
+        fprintf(stderr, "normlab %s: unknown option '%s' (try normlab %s --help)\n", command, arg,
+                command);
+    else
+        fprintf(stderr, "normlab %s: unexpected argument '%s' (try normlab %s --help)\n", command,
+                arg, command);
+    return 2;
+}
+
+int nl_check_shape(size_t rows, size_t d, size_t buffers)
+{
+    /* Refuse before allocating: a shape whose buffers exceed the machine's
+     * memory would either fail to allocate deep inside a run or, with
+     * overcommit, be granted and then end in the OOM killer. */
+    if (buffers == 0)
+        buffers = 1;
+    if (d > SIZE_MAX / sizeof(float) / buffers || rows > SIZE_MAX / sizeof(float) / buffers / d) {
+        fprintf(stderr, "normlab: --rows %zu x --d %zu floats overflow the address space\n",
+                rows, d);
+        return 0;
+    }
+    size_t bytes = rows * d * sizeof(float) * buffers;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && (size_t)pages <= SIZE_MAX / (size_t)page &&
+        bytes > (size_t)pages * (size_t)page) {
+        fprintf(stderr,
+                "normlab: --rows %zu x --d %zu needs %.1f GiB, more than this machine's "
+                "%.1f GiB of memory\n",
+                rows, d, (double)bytes / (1u << 30),
+                (double)pages * (double)page / (1u << 30));
+        return 0;
+    }
     return 1;
 }

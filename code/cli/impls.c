@@ -13,8 +13,7 @@ int cmd_impls(int argc, char **argv)
                    "chapter, stated error bound, and whether it can run on this machine.\n");
             return 0;
         }
-        fprintf(stderr, "normlab impls: unexpected argument '%s' (try --help)\n", argv[1]);
-        return 2;
+        return nl_unknown_option("impls", argv[1]);
     }
     size_t n;
     const nl_impl *all = nl_impls(&n);

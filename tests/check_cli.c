@@ -1,0 +1,418 @@
+/* check_cli.c — the `normlab` program under bad input.
+ *
+ * The contract every command keeps (see code/cli/):
+ *   - `normlab CMD --help` exits 0 and prints a usage text to stdout;
+ *   - an unknown flag exits 2 and names the flag on stderr;
+ *   - a bad size (not a number, negative, trailing junk, missing, too big
+ *     for size_t, or so big it could only exhaust memory) exits non-zero,
+ *     at once, with a message naming the option.
+ *
+ * The tests run the real binary, build/normlab (found next to the tests
+ * folder), as a subprocess. The commands come from `normlab --help`, so a
+ * command added later is tested without editing this file; the size
+ * options of a command are the ones its --help mentions.
+ * NL_TEST_WRAPPER (valgrind, qemu-aarch64), when set, prefixes each run,
+ * as it prefixes the suites themselves. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define CAP 65536
+
+typedef struct {
+    int exited;      /* 1 when the program exited (not killed by a signal) */
+    int code;        /* its exit code, or the signal that killed it */
+    int timed_out;
+    char out[CAP];   /* stdout, NUL-terminated, truncated at CAP - 1 */
+    char err[CAP];
+} run_result;
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The binary under test: ../normlab relative to this test binary; NULL
+ * if it is not there. (No ck_assert here: nl_suite() calls it too, before
+ * any test runs.) */
+static const char *normlab_path(void)
+{
+    static char path[PATH_MAX];
+    if (path[0])
+        return path;
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return NULL;
+    self[n] = '\0';
+    for (int up = 0; up < 2; up++) {         /* .../build/tests/check_cli -> .../build */
+        char *slash = strrchr(self, '/');
+        if (!slash)
+            return NULL;
+        *slash = '\0';
+    }
+    if (strlen(self) + sizeof "/normlab" > sizeof path)
+        return NULL;
+    memcpy(path, self, strlen(self));
+    memcpy(path + strlen(self), "/normlab", sizeof "/normlab");
+    if (access(path, X_OK) != 0) {
+        path[0] = '\0';
+        return NULL;
+    }
+    return path;
+}
+
+/* Slow wrappers (valgrind, qemu) get longer before a run counts as hung. */
+static double time_limit(void)
+{
+    const char *w = getenv("NL_TEST_WRAPPER");
+    return w && *w ? 120.0 : 20.0;
+}
+
+static int under_address_sanitizer(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return 1;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return 1;
+#endif
+#endif
+    return 0;
+}
+
+static void drain(int fd, char *buf, size_t *len, int *open_)
+{
+    char tmp[4096];
+    ssize_t n = read(fd, tmp, sizeof tmp);
+    if (n <= 0) {
+        *open_ = 0;
+        return;
+    }
+    size_t room = CAP - 1 - *len;
+    size_t take = (size_t)n < room ? (size_t)n : room;
+    memcpy(buf + *len, tmp, take);
+    *len += take;
+}
+
+/* Runs `normlab ARGS...` (args NULL-terminated), capturing both streams.
+ * Returns 0, or -1 when the program could not be started at all. */
+static int try_run_normlab(run_result *r, const char *const *args)
+{
+    memset(r, 0, sizeof *r);
+    if (!normlab_path())
+        return -1;
+    const char *argv[64];
+    size_t k = 0;
+    char wrapper[1024] = "";
+    const char *w = getenv("NL_TEST_WRAPPER");
+    if (w && *w) {
+        snprintf(wrapper, sizeof wrapper, "%s", w);
+        for (char *tok = strtok(wrapper, " "); tok && k < 32; tok = strtok(NULL, " "))
+            argv[k++] = tok;
+    }
+    argv[k++] = normlab_path();
+    for (size_t i = 0; args[i] && k < 63; i++)
+        argv[k++] = args[i];
+    argv[k] = NULL;
+
+    int po[2], pe[2];
+    if (pipe(po) != 0)
+        return -1;
+    if (pipe(pe) != 0) {
+        close(po[0]), close(po[1]);
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(po[1], 1);
+        dup2(pe[1], 2);
+        close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
+        /* A command that tries to allocate an absurd size should fail to,
+         * not take the machine down with it. ASan and the wrappers reserve
+         * huge address ranges of their own, so they go without the cap. */
+        if (!under_address_sanitizer() && !(w && *w)) {
+            struct rlimit lim = {(rlim_t)8 << 30, (rlim_t)8 << 30};
+            setrlimit(RLIMIT_AS, &lim);
+        }
+        execvp(argv[0], (char *const *)argv);
+        fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(po[1]), close(pe[1]);
+
+    size_t lo = 0, le = 0;
+    int open_o = 1, open_e = 1;
+    double deadline = seconds_now() + time_limit();
+    while (open_o || open_e) {
+        struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+        int left_ms = (int)((deadline - seconds_now()) * 1000);
+        if (left_ms <= 0) {
+            r->timed_out = 1;
+            kill(pid, SIGKILL);
+            break;
+        }
+        if (poll(fds, 2, left_ms) < 0 && errno != EINTR)
+            break;
+        if (open_o && (fds[0].revents & (POLLIN | POLLHUP)))
+            drain(po[0], r->out, &lo, &open_o);
+        if (open_e && (fds[1].revents & (POLLIN | POLLHUP)))
+            drain(pe[0], r->err, &le, &open_e);
+    }
+    close(po[0]), close(pe[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    r->exited = WIFEXITED(status);
+    r->code = r->exited ? WEXITSTATUS(status) : WTERMSIG(status);
+    return 0;
+}
+
+static void run_normlab(run_result *r, const char *const *args)
+{
+    ck_assert_msg(try_run_normlab(r, args) == 0,
+                  "cannot run the normlab program (expected at %s/../normlab next to the "
+                  "tests folder): build it first; `make test` does",
+                  "the test binary's folder");
+}
+
+/* "normlab bench --rows abc" for messages. */
+static const char *show(const char *const *args)
+{
+    static char buf[512];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "normlab");
+    for (size_t i = 0; args[i] && n < sizeof buf; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, " %s", args[i][0] ? args[i] : "''");
+    return buf;
+}
+
+static void assert_clean_exit(const run_result *r, const char *cmdline)
+{
+    ck_assert_msg(!r->timed_out, "`%s` was still running after %.0f s and was killed: "
+                  "bad input must be rejected before any work starts", cmdline, time_limit());
+    ck_assert_msg(r->exited, "`%s` was killed by signal %d (%s): bad input must give a "
+                  "message, not a crash\nstderr: %s", cmdline, r->code, strsignal(r->code), r->err);
+}
+
+/* ------------------------------------------------ the list of commands */
+
+#define MAX_COMMANDS 32
+static char command_names[MAX_COMMANDS][32];
+static size_t command_count;
+
+/* The commands, as `normlab --help` lists them: lines "  NAME  summary".
+ * Read once, by nl_suite(), so the loop tests run once per real command. */
+static void load_commands(void)
+{
+    static run_result r;
+    const char *args[] = {"--help", NULL};
+    command_count = 0;
+    if (try_run_normlab(&r, args) != 0)
+        return;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        char name[32];
+        if (line[0] == ' ' && sscanf(line, " %31[a-z-]", name) == 1 && command_count < MAX_COMMANDS)
+            snprintf(command_names[command_count++], sizeof name, "%s", name);
+    }
+}
+
+/* ------------------------------------------------------- the program */
+
+START_TEST(top_level_help_lists_every_command)
+{
+    static run_result r;
+    const char *args[] = {"--help", NULL};
+    run_normlab(&r, args);
+    assert_clean_exit(&r, "normlab --help");
+    ck_assert_msg(r.code == 0, "`normlab --help` exited %d, expected 0\nstderr: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "usage"), "`normlab --help` printed no usage line on stdout:\n%s",
+                  r.out);
+    const char *expected[] = {"demo", "bench", "config", "devices", "impls"};
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+        int found = 0;
+        for (size_t j = 0; j < command_count; j++)
+            found |= !strcmp(command_names[j], expected[i]);
+        ck_assert_msg(found, "`normlab --help` does not list the command '%s':\n%s", expected[i],
+                      r.out);
+    }
+}
+END_TEST
+
+START_TEST(no_command_is_a_usage_error)
+{
+    static run_result r;
+    const char *args[] = {NULL};
+    run_normlab(&r, args);
+    assert_clean_exit(&r, "normlab");
+    ck_assert_msg(r.code == 2, "`normlab` with no command exited %d, expected 2", r.code);
+    ck_assert_msg(strstr(r.err, "usage"), "`normlab` with no command printed no usage on stderr:\n%s",
+                  r.err);
+}
+END_TEST
+
+START_TEST(unknown_command_is_named)
+{
+    static run_result r;
+    const char *args[] = {"frobnicate", NULL};
+    run_normlab(&r, args);
+    assert_clean_exit(&r, "normlab frobnicate");
+    ck_assert_msg(r.code == 2, "`normlab frobnicate` exited %d, expected 2", r.code);
+    ck_assert_msg(strstr(r.err, "frobnicate"),
+                  "`normlab frobnicate` did not name the unknown command on stderr:\n%s", r.err);
+}
+END_TEST
+
+/* ------------------------------------------------------ each command */
+
+START_TEST(command_help)
+{
+    const char *cmd = command_names[_i];
+    static run_result r;
+    const char *args[] = {cmd, "--help", NULL};
+    run_normlab(&r, args);
+    assert_clean_exit(&r, show(args));
+    ck_assert_msg(r.code == 0, "`%s` exited %d, expected 0\nstderr: %s", show(args), r.code, r.err);
+    char want[64];
+    snprintf(want, sizeof want, "normlab %s", cmd);
+    ck_assert_msg(strstr(r.out, "usage") && strstr(r.out, want),
+                  "`%s` should print a usage line naming '%s' on stdout; stdout was:\n%s",
+                  show(args), want, r.out);
+}
+END_TEST
+
+START_TEST(command_rejects_unknown_flag)
+{
+    const char *cmd = command_names[_i];
+    static run_result r;
+    const char *args[] = {cmd, "--no-such-flag", NULL};
+    run_normlab(&r, args);
+    assert_clean_exit(&r, show(args));
+    ck_assert_msg(r.code == 2, "`%s` exited %d, expected 2 (a usage error)\nstderr: %s",
+                  show(args), r.code, r.err);
+    ck_assert_msg(strstr(r.err, "--no-such-flag"),
+                  "`%s` should name the unknown flag on stderr; stderr was:\n%s", show(args), r.err);
+}
+END_TEST
+
+/* Options that take a size, under the names the commands may use; a
+ * command is tested on those its --help mentions. */
+static const char *const size_options[] = {
+    "--rows", "--d", "--dim", "--threads", "--samples", "--repeats", "--warmup", "--seed-rows",
+};
+#define NSIZE_OPTIONS (sizeof size_options / sizeof size_options[0])
+
+static int mentions_option(const char *help, const char *opt)
+{
+    size_t n = strlen(opt);
+    for (const char *p = strstr(help, opt); p; p = strstr(p + 1, opt)) {
+        char next = p[n];
+        if (next == ' ' || next == '=' || next == '\n' || next == ',' || next == '\t' ||
+            next == '\0' || next == ']')
+            return 1;
+    }
+    return 0;
+}
+
+/* Values no size option may accept, and why. 2^64 does not fit size_t;
+ * 2^62 fits but no machine has 2^62 rows, floats, threads or samples to
+ * give, so it must be refused up front (not attempted, not hung on). */
+static const struct {
+    const char *value, *why;
+} bad_sizes[] = {
+    {"abc", "not a number"},
+    {"12abc", "trailing junk"},
+    {"-3", "negative"},
+    {"", "empty"},
+    {"1.5", "not whole"},
+    {"18446744073709551616", "2^64, too big for size_t"},
+    {"99999999999999999999999", "far too big for size_t"},
+    {"4611686018427387904", "2^62: would exhaust memory or time"},
+};
+
+START_TEST(command_rejects_bad_sizes)
+{
+    const char *cmd = command_names[_i];
+    static run_result help, r;
+    const char *hargs[] = {cmd, "--help", NULL};
+    run_normlab(&help, hargs);
+
+    size_t tested = 0;
+    for (size_t o = 0; o < NSIZE_OPTIONS; o++) {
+        const char *opt = size_options[o];
+        if (!mentions_option(help.out, opt))
+            continue;
+        tested++;
+        for (size_t b = 0; b < sizeof bad_sizes / sizeof bad_sizes[0]; b++) {
+            const char *args[] = {cmd, opt, bad_sizes[b].value, NULL};
+            run_normlab(&r, args);
+            assert_clean_exit(&r, show(args));
+            ck_assert_msg(r.code != 0, "`%s` (%s) exited 0: a bad size must be refused",
+                          show(args), bad_sizes[b].why);
+            ck_assert_msg(strstr(r.err, opt) != NULL,
+                          "`%s` (%s) exited %d but its message does not name %s:\n%s",
+                          show(args), bad_sizes[b].why, r.code, opt, r.err);
+        }
+        /* The option as the last word, with its value missing. */
+        const char *args[] = {cmd, opt, NULL};
+        run_normlab(&r, args);
+        assert_clean_exit(&r, show(args));
+        ck_assert_msg(r.code != 0 && strstr(r.err, opt),
+                      "`%s` (value missing) exited %d; expected non-zero and a message naming "
+                      "%s:\n%s", show(args), r.code, opt, r.err);
+    }
+    /* Each size fits, the product does not: rows x d floats overflow
+     * size_t (2^33 x 2^33 x 4 bytes), or exhaust any machine (2^24 x 2^24
+     * x 4 bytes = 1 PiB). */
+    if (mentions_option(help.out, "--rows") && mentions_option(help.out, "--d")) {
+        const char *products[][2] = {{"8589934592", "8589934592"}, {"16777216", "16777216"}};
+        for (size_t k = 0; k < 2; k++) {
+            const char *args[] = {cmd, "--rows", products[k][0], "--d", products[k][1], NULL};
+            run_normlab(&r, args);
+            assert_clean_exit(&r, show(args));
+            ck_assert_msg(r.code != 0 && (strstr(r.err, "rows") || strstr(r.err, "--d")),
+                          "`%s` exited %d; a rows x d that cannot be allocated must be refused "
+                          "with a message naming rows or d:\n%s", show(args), r.code, r.err);
+        }
+    }
+    if (tested == 0) {
+        char why[128];
+        snprintf(why, sizeof why, "`normlab %s --help` names no size option", cmd);
+        NL_SKIP(why);
+    }
+}
+END_TEST
+
+Suite *nl_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("cli");
+    /* Dozens of runs of the program, each under valgrind or qemu at worst. */
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, top_level_help_lists_every_command);
+    tcase_add_test(tc, no_command_is_a_usage_error);
+    tcase_add_test(tc, unknown_command_is_named);
+    load_commands(); /* none found: top_level_help fails and says why */
+    tcase_add_loop_test(tc, command_help, 0, (int)command_count);
+    tcase_add_loop_test(tc, command_rejects_unknown_flag, 0, (int)command_count);
+    tcase_add_loop_test(tc, command_rejects_bad_sizes, 0, (int)command_count);
+    suite_add_tcase(s, tc);
+    return s;
+}
