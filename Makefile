@@ -69,17 +69,22 @@ NORMLAB  := $(BUILD)/normlab
 $(BUILD)/obj/%_avx2.o:   ISA_FLAGS := -mavx2 -mfma
 $(BUILD)/obj/%_avx512.o: ISA_FLAGS := -mavx512f -mavx512dq -mavx512bw -mavx512vl -mfma
 
-.PHONY: all build test check deps clean help demo
+.PHONY: all build test check deps clean help demo test-only
 .SECONDARY:
-all: deps build demo
+# `all` and `test` first make sure the packages are there, then run make
+# again: pkg-config's flags are read when make starts, so on a fresh machine
+# they must be read after the install, not before.
+all: deps
+	@$(MAKE) --no-print-directory build demo
 
 build: $(NORMLAB) $(TESTS)
 
 demo: $(NORMLAB)
 	$(NORMLAB) demo
 
+DEPS_GROUPS := base $(if $(findstring clang,$(CC)),clang,)
 deps:
-	@scripts/deps.sh base
+	@scripts/deps.sh $(DEPS_GROUPS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -100,7 +105,9 @@ $(BUILD)/obj/tests/%.o: ALL_CFLAGS += -Itests/harness
 
 # `make test` is what CI runs: every suite, one summary, exit 0 only if all
 # pass and every suite ran at least one test.
-test: deps $(TESTS) $(NORMLAB)
+test: deps
+	@$(MAKE) --no-print-directory test-only
+test-only: $(TESTS) $(NORMLAB)
 	@scripts/run-tests.sh $(BUILD)/tests $(TESTS)
 check: test
 
