@@ -30,9 +30,13 @@ END_TEST
 
 START_TEST(layernorm_figure_matches_python_sum)
 {
-    /* Printed by `python3` 3.11 on the development machine, whose sum()
-     * adds left to right: repr(max(abs(sum(v) / D) for v in ln)). */
+    /* The seed script's repr(max(abs(sum(v) / D) for v in ln)) as printed
+     * by real Pythons on the development machine: 3.11 (sum() adds left to
+     * right) and 3.12.1 / 3.13.0 (sum() of floats is Neumaier-compensated).
+     * The article's 3.75e-17 came from neither of these. */
     const double python311 = 2.5652223401007035e-16;
+    const double python312 = 3.742911538974665e-17;
+    const double python312_rms = 0.0870605067121821;
     nl_seed_figures f;
     nl_seed_experiment(NL_SUM_LEFT, NL_SUM_LEFT, &f);
     ck_assert_msg(f.layernorm == python311,
@@ -40,6 +44,11 @@ START_TEST(layernorm_figure_matches_python_sum)
                   "Hint: sum in list order, mu = sum / D, var = sum((t - mu)**2) / D, "
                   "inv = 1 / (var + eps)**0.5",
                   python311, f.layernorm);
+    nl_seed_experiment(NL_SUM_NEUMAIER, NL_SUM_NEUMAIER, &f);
+    ck_assert_msg(f.layernorm == python312 && f.rmsnorm == python312_rms,
+                  "with Neumaier sums: Python 3.12 gives LayerNorm %.17g and RMSNorm %.17g, "
+                  "C gave %.17g and %.17g. Hint: compensate with whichever operand is larger",
+                  python312, python312_rms, f.layernorm, f.rmsnorm);
 }
 END_TEST
 
