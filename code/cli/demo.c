@@ -154,7 +154,12 @@ static void check_then_time(const nl_impl *im, const ladder_problem *p, ladder_r
         return;
     }
     row->max_err = max_abs_err(p->y, im->norm == NL_LAYERNORM ? p->ref_ln : p->ref_rms, n);
-    if (!(row->max_err <= im->tol)) {
+    if (isnan(row->max_err)) {
+        row->status = ROW_FAIL;
+        snprintf(row->why, sizeof row->why, "NaN in the output (or a value left unwritten)");
+        return;
+    }
+    if (row->max_err > im->tol) {
         row->status = ROW_FAIL;
         snprintf(row->why, sizeof row->why, "error %.3g exceeds its stated bound %.0e", row->max_err,
                  im->tol);
@@ -284,8 +289,11 @@ static int run_ladder(size_t rows, size_t d, size_t min_runs)
         if (r->status == ROW_FAIL) {
             failed++;
             status = 1;
-            printf("  %-*s  %-9s  %9.2e  %7.0e  %-5s  %s\n", iw, im->name, nl_norm_name(im->norm),
-                   r->max_err, im->tol, "FAIL", r->why);
+            char err[16] = "-";
+            if (!isnan(r->max_err))
+                snprintf(err, sizeof err, "%.2e", r->max_err);
+            printf("  %-*s  %-9s  %9s  %7.0e  %-5s  %s\n", iw, im->name, nl_norm_name(im->norm),
+                   err, im->tol, "FAIL", r->why);
             continue;
         }
         passed++;
@@ -293,15 +301,15 @@ static int run_ladder(size_t rows, size_t d, size_t min_runs)
         char speedup[32] = "-";
         if (b < n_impls && res[b].status == ROW_PASS && r->median_s > 0)
             snprintf(speedup, sizeof speedup, "%.2fx", res[b].median_s / r->median_s);
-        printf("  %-*s  %-9s  %9.2e  %7.0e  %-5s  %9.3f  %7.2f  %8s\n", iw, im->name,
+        printf("  %-*s  %-9s  %9.2e  %7.0e  %-5s  %9.4g  %7.2f  %8s\n", iw, im->name,
                nl_norm_name(im->norm), r->max_err, im->tol, "PASS", r->median_s * 1e3,
                r->median_s > 0 ? bytes / r->median_s / 1e9 : 0.0, speedup);
     }
     printf("\n  %zu passed, %zu failed, %zu skipped (not runnable here).\n", passed, failed,
            skipped);
     if (failed)
-        printf("  A FAIL means that implementation's output is wrong for this input:\n"
-               "  run `make test` for the property suites' explanation.\n");
+        printf("  A FAIL is an implementation that errs or computes a wrong output here;\n"
+               "  `make test` runs the property suites, whose messages say more.\n");
     printf("  For shapes, spread and the copy-bandwidth ceiling: normlab bench.\n");
 
 out:
