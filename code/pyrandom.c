@@ -33,6 +33,11 @@ void nl_pyrandom_seed_words(nl_pyrandom *r, const uint32_t *key, size_t nwords)
     /* The reference init_by_array: start from a fixed state, then mix the
      * key in twice round the table so every word of it reaches every word
      * of the state. All arithmetic wraps modulo 2^32, as in the original. */
+    static const uint32_t zero_key[1] = {0u};
+    if (nwords == 0) { /* no words at all means the value 0, as seed(0) */
+        key = zero_key;
+        nwords = 1;
+    }
     init_genrand(r, 19650218u);
     uint32_t *mt = r->mt;
     size_t i = 1, j = 0;
@@ -112,6 +117,7 @@ double nl_pyrandom_random(nl_pyrandom *r)
     return ((double)a * 67108864.0 + (double)b) * (1.0 / 9007199254740992.0);
 }
 
+// @snippet pyrandom-gauss
 double nl_pyrandom_gauss(nl_pyrandom *r, double mu, double sigma)
 {
     /* Box-Muller makes two independent normals from two uniforms; Python
@@ -132,3 +138,4 @@ double nl_pyrandom_gauss(nl_pyrandom *r, double mu, double sigma)
     }
     return mu + z * sigma;
 }
+// @end

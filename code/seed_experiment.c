@@ -11,6 +11,7 @@
 
 #include <math.h>
 
+// @snippet seed-norms
 /* mu = sum(v) / len(v); var = sum((t - mu) ** 2 for t in v) / len(v);
  * inv = 1.0 / (var + eps) ** 0.5; out = (t - mu) * inv * w + b */
 static void layer_norm(const double *v, const double *w, const double *b, double eps,
@@ -37,6 +38,7 @@ static void rms_norm(const double *v, const double *w, double eps, size_t d,
     for (size_t i = 0; i < d; i++)
         out[i] = v[i] * inv * w[i];
 }
+// @end
 
 int nl_seed_experiment(nl_sum_method inside, nl_sum_method measure,
                        nl_seed_figures *out)

@@ -20,6 +20,7 @@ static double sum_left(const double *v, size_t n)
  * for sum() of floats: the rounding error of each addition is recovered
  * exactly (whichever operand is larger) and accumulated on the side, then
  * added once at the end. */
+// @snippet neumaier-sum
 static double sum_neumaier(const double *v, size_t n)
 {
     double s = 0.0, c = 0.0;
@@ -37,6 +38,7 @@ static double sum_neumaier(const double *v, size_t n)
         s += c;
     return s;
 }
+// @end
 
 /* The exact sum rounded once (Shewchuk's non-overlapping partials, the
  * idea behind math.fsum). The partials are kept so that their exact total

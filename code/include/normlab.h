@@ -128,7 +128,7 @@ typedef struct { double median, min, max, p10, p90; size_t n; } nl_stats;
 nl_stats nl_summarize(double *samples, size_t n);
 
 /* ------------------------------------------- python-compatible random */
-/* (section owned by code/pyrandom.c and code/seed_experiment.c) */
+/* (section owned by code/pyrandom.c, code/summation.c, code/seed_experiment.c) */
 
 /* Python's `random` module, bit for bit: the Mersenne Twister MT19937 seeded
  * as random.seed(n) seeds it, random.random() and random.gauss(mu, sigma)
@@ -172,7 +172,7 @@ typedef struct {
     double layernorm;  /* of LayerNorm(x): rounding noise around 0 */
     double rmsnorm;    /* of RMSNorm(x); the article printed 0.087061 */
 } nl_seed_figures;
-/* NL_OK, or NL_ENOMEM. */
+/* Returns NL_OK (it needs no allocation; int for the library's convention). */
 int nl_seed_experiment(nl_sum_method inside, nl_sum_method measure,
                        nl_seed_figures *out);
 
