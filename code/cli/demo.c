@@ -99,7 +99,6 @@ typedef struct {
     row_status status;
     double max_err;
     double median_s;
-    size_t runs;
     char why[160]; /* skip reason or failure message */
 } ladder_row;
 
@@ -192,7 +191,6 @@ static void check_then_time(const nl_impl *im, const ladder_problem *p, ladder_r
     free(t);
     row->status = ROW_PASS;
     row->median_s = st.median;
-    row->runs = k;
 }
 
 /* The yardstick for speed-ups: the naive implementation of the same norm
