@@ -37,6 +37,32 @@ START_TEST(agrees_with_reference_on_awkward_shapes)
 }
 END_TEST
 
+START_TEST(agrees_where_eps_matters)
+{
+    /* Rows whose variance is about eps (std 0.003): here eps decides the
+     * output, so adding it to the standard deviation instead of the
+     * variance, or leaving it out, is off by tens of percent. */
+    NL_IMPL_OR_SKIP(impl, _i);
+    const size_t shapes[][2] = {{5, 7}, {5, 1000}, {3, 4097}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        size_t rows = shapes[k][0], d = shapes[k][1];
+        nl_problem p = nl_problem_new(rows, d);
+        nl_fill_gauss(p.x, rows * d, 0.0, 0.003, 200 + k);
+        nl_fill_params(&p, 9);
+        nl_problem_reference(&p, impl->norm, NL_TEST_EPS);
+        nl_run_impl(impl, &p, NL_TEST_EPS);
+        nl_err_at w = nl_worst_err(&p);
+        ck_assert_msg(w.err <= impl->tol,
+                      "%s, d = %zu, variance about eps = %g: row %zu, column %zu is "
+                      "%.9g, the reference says %.9g (error %.3g, tol %.3g). eps "
+                      "belongs inside the square root: 1/sqrt(var + eps).",
+                      impl->name, d, NL_TEST_EPS, w.row, w.col, w.got, w.want,
+                      w.err, impl->tol);
+        nl_problem_free(&p);
+    }
+}
+END_TEST
+
 START_TEST(tolerance_is_stated_honestly)
 {
     /* A tol of 1 would make the test above meaningless: demand that the
@@ -59,6 +85,7 @@ Suite *nl_suite(void)
     TCase *tc = tcase_create("agreement");
     tcase_set_timeout(tc, 120); /* 513 x 4097 under sanitizers takes a while */
     tcase_add_loop_test(tc, agrees_with_reference_on_awkward_shapes, 0, (int)nl_impl_count());
+    tcase_add_loop_test(tc, agrees_where_eps_matters, 0, (int)nl_impl_count());
     tcase_add_loop_test(tc, tolerance_is_stated_honestly, 0, (int)nl_impl_count());
     suite_add_tcase(s, tc);
     return s;

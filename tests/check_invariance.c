@@ -80,10 +80,12 @@ START_TEST(scale_leaves_both_unchanged)
 {
     NL_IMPL_OR_SKIP(impl, _i);
     /* Powers of two scale every float exactly; 3 and 0.1 add one rounding
-     * per input, far below tol. */
+     * per input, far below tol. The spread (std 0.01, variance 1e-4) is
+     * chosen so that eps is a tenth of the variance: eps in the wrong
+     * place then shows, instead of hiding below the rounding. */
     const float scales[] = {0.125f, 4.0f, 1024.0f, 3.0f, 0.1f};
     nl_problem p = nl_problem_new(ROWS, D);
-    nl_fill_gauss(p.x, ROWS * D, 0.5, 1.0, 12);
+    nl_fill_gauss(p.x, ROWS * D, 0.005, 0.01, 12);
     float *xs = nl_alloc(ROWS * D * sizeof(float));
     float *ys = nl_alloc(ROWS * D * sizeof(float));
     ck_assert(xs && ys);

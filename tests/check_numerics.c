@@ -36,10 +36,14 @@ START_TEST(offset_data_separates_stable_from_unstable)
             ck_assert_msg(w.err <= bound,
                           "%s on offset data (mean %g, std %g), d = %zu: row %zu, "
                           "column %zu is %.6g, the reference says %.6g (error %.3g, "
-                          "allowed %.3g). Large mean, small spread: is the variance "
-                          "computed as E[x^2] - E[x]^2? Centre first, then square.",
+                          "allowed %.3g). %s",
                           impl->name, mean, std, d, w.row, w.col, w.got, w.want,
-                          w.err, bound);
+                          w.err, bound,
+                          impl->norm == NL_LAYERNORM
+                              ? "Large mean, small spread: is the variance computed as "
+                                "E[x^2] - E[x]^2? Centre first, then square."
+                              : "Nothing cancels in RMSNorm: check that the sum of "
+                                "squares restarts at 0 for every row.");
         if (isnan(w.err) || w.err > worst)
             worst = w.err;
         nl_problem_free(&p);
@@ -137,8 +141,9 @@ START_TEST(nan_stays_in_its_row)
                               impl->name, BAD, i, v);
             else
                 ck_assert_msg(fabs(v - p.ref[r * D + i]) <= impl->tol,
-                              "%s: a NaN in row %d leaked into row %zu: column %zu is %g, "
-                              "expected %.6g. Are statistics reset for every row?",
+                              "%s: row %d holds a NaN; row %zu does not, yet its column "
+                              "%zu is %g, expected %.6g. A bad value must stay in its "
+                              "own row: are the statistics reset for every row?",
                               impl->name, BAD, r, i, v, p.ref[r * D + i]);
         }
     nl_problem_free(&p);
