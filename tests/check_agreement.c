@@ -65,11 +65,12 @@ END_TEST
 
 START_TEST(tolerance_is_stated_honestly)
 {
-    /* A tol of 1 would make the test above meaningless: demand that the
-     * stated bound is within a few hundred float roundings unless the
-     * implementation is the documented-unstable one. */
+    /* A tol of 1 would make the test above meaningless. 1e-3 leaves room
+     * for an approximate reciprocal square root (about 4e-4 relative)
+     * and still catches a bound set to hide a bug; the documented-unstable
+     * kernel gets its own, looser ceiling. */
     NL_IMPL_OR_SKIP(impl, _i);
-    double limit = (impl->props & NL_PROP_UNSTABLE) ? 2e-2 : 1e-4;
+    double limit = (impl->props & NL_PROP_UNSTABLE) ? 2e-2 : 1e-3;
     ck_assert_msg(impl->tol <= limit,
                   "%s states tol %.3g; a %s float kernel should manage %.0e. "
                   "Measure the real error and state that, with some margin.",
