@@ -75,6 +75,8 @@ const char *nl_json_kind(const cJSON *item);
  * a positive whole number (nl_last_error() says which and why). */
 int nl_json_size(const cJSON *obj, const char *const *names, const char *prefix,
                  size_t *out, char *key, size_t keylen);
+#define NL_CONFIG_SIZE_LIMIT (1u << 24)
+
 /* A boolean switch; `fallback` when absent or not a boolean. */
 int nl_json_flag(const cJSON *obj, const char *name, int fallback);
 

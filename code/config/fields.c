@@ -27,9 +27,15 @@ int nl_json_size(const cJSON *obj, const char *const *names, const char *prefix,
             nl_set_error("key '%s' is %s, expected a positive whole number", key, nl_json_kind(item));
             return -1;
         }
-        /* 2^53: past it doubles skip whole numbers; no model is that wide. */
-        if (!(v >= 1.0) || v > 9007199254740992.0 || v != floor(v)) {
+        if (!(v >= 1.0) || v != floor(v) || isinf(v)) {
             nl_set_error("key '%s' is %g, expected a positive whole number", key, v);
+            return -1;
+        }
+        /* 2^24 is far past any real width, depth or vocabulary, and keeps
+         * every product of two sizes exact in size_t. */
+        if (v > NL_CONFIG_SIZE_LIMIT) {
+            nl_set_error("key '%s' is %g, larger than any model uses (limit %.0f)", key, v,
+                         (double)NL_CONFIG_SIZE_LIMIT);
             return -1;
         }
         *out = (size_t)v;

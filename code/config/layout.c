@@ -188,6 +188,16 @@ int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl
     add(c, final, H, 0, final > 1 ? "final (one per stack)" : "final");
     add(c, fam->embed, H, 0, "embedding");
 
+    /* Sizes are capped at 2^24, but a product of three can still pass
+     * 2^64: estimate in long double first and refuse what cannot be real. */
+    long double estimate = 0;
+    for (size_t i = 0; i < c->ngroups; i++)
+        estimate += 2.0L * (long double)c->groups[i].count * (long double)c->groups[i].width;
+    if (estimate > 0x1p62L) {
+        nl_set_error("hidden size %zu x %zu layers gives about %.3Lg norm parameters: "
+                     "no model is that large", H, L, estimate);
+        return -1;
+    }
     c->norms_per_layer = per_block + per_layer_extra;
     c->norm_layers = 0;
     for (size_t i = 0; i < c->ngroups; i++)
@@ -211,8 +221,12 @@ int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl
             /* Absent key: the configuration class default, True only for Gemma here. */
             int tied = nl_json_flag(lm, "tie_word_embeddings", fam->shape.weight_offset ? 1 : 0);
             size_t q = h.heads * h.head_dim, kv = h.kv_heads * h.head_dim;
-            size_t per = H * q + 2 * H * kv + q * H + 3 * H * I;
-            c->model_params = V * H * (tied ? 1 : 2) + L * per + c->norm_params;
+            long double est = (long double)V * H * 2 +
+                              (long double)L * H * ((long double)q * 2 + 2.0L * kv + 3.0L * I);
+            if (est < 0x1p62L) {
+                size_t per = H * q + 2 * H * kv + q * H + 3 * H * I;
+                c->model_params = V * H * (tied ? 1 : 2) + L * per + c->norm_params;
+            }
         }
     }
     return 0;

@@ -143,7 +143,7 @@ int nl_config_parse(const char *text, size_t len, const char *name, nl_config *o
         fam = &guessed;
         out->guessed = 1;
         snprintf(out->note, sizeof out->note, "unknown model_type '%s': %s guessed from the keys",
-                 out->model_type, nl_norm_name(guessed.shape.norm));
+                 out->model_type, guessed.shape.norm == NL_RMSNORM ? "RMSNorm" : "LayerNorm");
     }
     out->family = fam == &guessed ? "unknown (guessed)" : fam->label;
     out->source = fam == &guessed ? "" : fam->source;
