@@ -182,7 +182,7 @@ int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl
     size_t nrest = c->ngroups;
     memcpy(rest, c->groups, nrest * sizeof rest[0]);
     c->ngroups = 0;
-    add(c, per_block * L, H, 0, "blocks");
+    add(c, per_block * L, H, 0, fam->rule == NL_FAM_T5 ? "encoder blocks" : "blocks");
     for (size_t i = 0; i < nrest; i++)
         add(c, rest[i].count, rest[i].width, rest[i].nobias, rest[i].what);
     add(c, final, H, 0, final > 1 ? "final (one per stack)" : "final");
