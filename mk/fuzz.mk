@@ -17,11 +17,15 @@ FUZZ_CFLAGS  := -std=c17 -g -O1 -D_DEFAULT_SOURCE -Icode/include -Icode \
 FUZZ_LIBS    := $(shell pkg-config --libs libcjson 2>/dev/null) -lm
 FUZZ_SEEDS   := $(shell find tests/fixtures/configs -name '*.json' 2>/dev/null)
 
-.PHONY: fuzz fuzz-build fuzz-afl
+.PHONY: fuzz fuzz-build fuzz-afl fuzz-deps
+
+# Runs before any fuzz build, so a missing clang or AFL++ is named with the
+# command that installs it rather than failing as a compiler error.
+fuzz-deps:
+	@scripts/deps.sh fuzz
 
 ## fuzz — fuzz the config.json reader with libFuzzer for FUZZ_SECONDS (default 60)
 fuzz: $(FUZZ_DIR)/fuzz_config
-	@scripts/deps.sh fuzz
 	@mkdir -p $(FUZZ_DIR)/corpus
 	@cp -n $(FUZZ_SEEDS) $(FUZZ_DIR)/corpus/ 2>/dev/null || true
 	cd $(FUZZ_DIR) && ./fuzz_config -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
@@ -32,14 +36,13 @@ fuzz: $(FUZZ_DIR)/fuzz_config
 
 fuzz-build: $(FUZZ_DIR)/fuzz_config
 
-$(FUZZ_DIR)/fuzz_config: $(FUZZ_SRC) $(wildcard code/config/*.h) code/include/normlab.h
+$(FUZZ_DIR)/fuzz_config: $(FUZZ_SRC) $(wildcard code/config/*.h) code/include/normlab.h | fuzz-deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	    -o $@ $(FUZZ_SRC) $(FUZZ_LIBS)
 
 ## fuzz-afl — fuzz the config.json reader with AFL++ for FUZZ_SECONDS (default 60)
 fuzz-afl: $(FUZZ_DIR)/fuzz_config_afl
-	@scripts/deps.sh fuzz
 	@mkdir -p $(FUZZ_DIR)/afl-in
 	@cp -n $(FUZZ_SEEDS) $(FUZZ_DIR)/afl-in/ 2>/dev/null || true
 	AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
@@ -48,7 +51,7 @@ fuzz-afl: $(FUZZ_DIR)/fuzz_config_afl
 	@grep -E 'execs_done|saved_crashes|saved_hangs' $(FUZZ_DIR)/afl-out/default/fuzzer_stats
 	@test "$$(awk '/saved_crashes/{print $$3}' $(FUZZ_DIR)/afl-out/default/fuzzer_stats)" = 0
 
-$(FUZZ_DIR)/fuzz_config_afl: $(FUZZ_SRC) $(wildcard code/config/*.h) code/include/normlab.h
+$(FUZZ_DIR)/fuzz_config_afl: $(FUZZ_SRC) $(wildcard code/config/*.h) code/include/normlab.h | fuzz-deps
 	@mkdir -p $(@D)
 	AFL_USE_ASAN=1 AFL_USE_UBSAN=1 afl-clang-fast $(FUZZ_CFLAGS) -fsanitize=fuzzer \
 	    -o $@ $(FUZZ_SRC) $(FUZZ_LIBS)

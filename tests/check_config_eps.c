@@ -175,6 +175,18 @@ START_TEST(eps_not_finite_or_text)
 }
 END_TEST
 
+/* A byte-order mark, CRLF line ends and no model_type at all. */
+START_TEST(bom_crlf_no_model_type)
+{
+    const char *json = "\xEF\xBB\xBF{\r\n  \"d_model\": 256,\r\n  \"n_layers\": 3,\r\n"
+                       "  \"norm_eps\": 1e-05\r\n}\r\n";
+    nl_config c = parse_ok(json);
+    expect_eps(&c, 1e-5, "norm_eps");
+    ck_assert_msg(c.guessed && strstr(c.note, "no model_type"),
+                  "without model_type the kind is a guess, and the note should say so: %s", c.note);
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("config_eps");
@@ -189,6 +201,7 @@ Suite *nl_suite(void)
     tcase_add_test(tc, python_literals_prepass);
     tcase_add_test(tc, python_literals_parse);
     tcase_add_test(tc, eps_not_finite_or_text);
+    tcase_add_test(tc, bom_crlf_no_model_type);
     suite_add_tcase(s, tc);
     return s;
 }

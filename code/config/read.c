@@ -48,6 +48,11 @@ int nl_config_parse(const char *text, size_t len, const char *name, nl_config *o
 {
     memset(out, 0, sizeof *out);
     snprintf(out->file, sizeof out->file, "%s", name);
+    /* A UTF-8 byte-order mark: Python never writes one, editors sometimes do. */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        text += 3;
+        len -= 3;
+    }
     if (len == 0)
         return fail(name, "empty file: expected a JSON object");
 
@@ -142,8 +147,12 @@ int nl_config_parse(const char *text, size_t len, const char *name, nl_config *o
         guessed = guess_family(out->eps_key);
         fam = &guessed;
         out->guessed = 1;
-        snprintf(out->note, sizeof out->note, "unknown model_type '%s': %s guessed from the keys",
-                 out->model_type, guessed.shape.norm == NL_RMSNORM ? "RMSNorm" : "LayerNorm");
+        const char *kind = guessed.shape.norm == NL_RMSNORM ? "RMSNorm" : "LayerNorm";
+        if (out->model_type[0])
+            snprintf(out->note, sizeof out->note, "unknown model_type '%s': %s guessed from the keys",
+                     out->model_type, kind);
+        else
+            snprintf(out->note, sizeof out->note, "no model_type: %s guessed from the keys", kind);
     }
     out->family = fam == &guessed ? "unknown (guessed)" : fam->label;
     out->source = fam == &guessed ? "" : fam->source;
