@@ -1,8 +1,10 @@
-/* check_ex_sumsq.c — nl_sumsq (exercise 06): right for every length, so
- * the tail is handled; right for every alignment, so loads are unaligned;
+/* check_ex_sumsq.c — nl_sumsq (exercise 06): right for every length (to
+ * 4e-6, a bound any tail or reduction bug exceeds by far), so the tail is
+ * handled; right for every alignment, so loads are unaligned;
  * never reads past the end; and accurate enough that one running float sum
  * would not pass, so the accumulators really are several. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "harness.h"
@@ -36,7 +38,7 @@ START_TEST(every_length_and_offset)
                           "nl_sumsq(x, %zu) returned NaN: it read x[%zu] (a NaN placed just "
                           "past the end). Stop the vector loop while 8 elements remain, and "
                           "finish the last n %% 8 one by one.", n, n);
-            ck_assert_msg(rel <= 1e-6,
+            ck_assert_msg(rel <= 4e-6,
                           "nl_sumsq(x, %zu) with x %zu floats past a 64-byte boundary: got %.9g, "
                           "expected %.9g (relative error %.2g). %s", n, off, (double)got, want, rel,
                           n % 8 ? "n is not a multiple of 8: is the tail added?"
@@ -47,8 +49,8 @@ START_TEST(every_length_and_offset)
 }
 END_TEST
 
-/* One float running sum of 65536 squares drifts to a relative error of
- * ~5e-6; 32 partial sums stay near 5e-8. */
+/* One float running sum of these 65536 squares drifts to a relative error
+ * of 2.6e-6; 32 partial sums stay near 5e-8. */
 START_TEST(several_accumulators_are_accurate)
 {
     const size_t n = 65536;
@@ -58,9 +60,11 @@ START_TEST(several_accumulators_are_accurate)
     double want = sumsq_double(x, n);
     float got = nl_sumsq(x, n);
     double rel = fabs((double)got - want) / want;
+    if (getenv("NL_SHOW_ERR"))
+        printf("  nl_sumsq, n = %zu: relative error %.2g\n", n, rel);
     ck_assert_msg(rel <= 1e-6,
                   "nl_sumsq over %zu values: relative error %.2g, expected <= 1e-6 (a single "
-                  "float accumulator gets ~5e-6 here). Keep several vector accumulators so "
+                  "float accumulator gets 2.6e-6 here). Keep several vector accumulators so "
                   "each partial sum stays small.", n, rel);
     nl_free(x);
 }
