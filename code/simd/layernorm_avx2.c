@@ -39,16 +39,22 @@ static float row_sum(const float *x, size_t d)
 static void row_dev(const float *x, size_t d, float mf, float *s1, float *s2)
 {
     const __m256 m = _mm256_set1_ps(mf);
-    __m256 c0 = _mm256_setzero_ps(), c1 = _mm256_setzero_ps();
-    __m256 q0 = _mm256_setzero_ps(), q1 = _mm256_setzero_ps();
+    __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
+    __m256 q0 = c0, q1 = c0, q2 = c0, q3 = c0;
     size_t i = 0;
-    for (; i + 16 <= d; i += 16) {
+    for (; i + 32 <= d; i += 32) {
         __m256 v0 = _mm256_sub_ps(_mm256_loadu_ps(x + i), m);
         __m256 v1 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8), m);
+        __m256 v2 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 16), m);
+        __m256 v3 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 24), m);
         c0 = _mm256_add_ps(c0, v0);
         c1 = _mm256_add_ps(c1, v1);
+        c2 = _mm256_add_ps(c2, v2);
+        c3 = _mm256_add_ps(c3, v3);
         q0 = _mm256_fmadd_ps(v0, v0, q0);
         q1 = _mm256_fmadd_ps(v1, v1, q1);
+        q2 = _mm256_fmadd_ps(v2, v2, q2);
+        q3 = _mm256_fmadd_ps(v3, v3, q3);
     }
     for (; i < d; i += 8) {
         __m256 v;
@@ -63,8 +69,8 @@ static void row_dev(const float *x, size_t d, float mf, float *s1, float *s2)
         c0 = _mm256_add_ps(c0, v);
         q0 = _mm256_fmadd_ps(v, v, q0);
     }
-    *s1 = nl_hsum256(_mm256_add_ps(c0, c1));
-    *s2 = nl_hsum256(_mm256_add_ps(q0, q1));
+    *s1 = nl_hsum256(_mm256_add_ps(_mm256_add_ps(c0, c1), _mm256_add_ps(c2, c3)));
+    *s2 = nl_hsum256(_mm256_add_ps(_mm256_add_ps(q0, q1), _mm256_add_ps(q2, q3)));
 }
 // @end
 
