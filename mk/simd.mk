@@ -22,12 +22,20 @@ simd-count: $(SIMD_COUNT)
 	      'BEGIN { printf "%-26s %14d %10.2f\n", i, ir, ir / n }'; \
 	done
 
-## simd-vecinfo — what GCC's vectoriser says about the naive kernels, with and without -ffast-math
+## simd-vecinfo — what GCC's vectoriser does with the naive kernels, with and without -ffast-math
+# -fopt-info says a loop was "vectorized"; only the detailed dump tells that
+# an ordered float sum was vectorised "in-order": products in vectors, the
+# additions still one lane at a time (vaddss), as C's evaluation order says.
 simd-vecinfo:
-	@for flags in "-O3" "-O3 -ffast-math"; do \
+	@tmp=$$(mktemp -d); \
+	for flags in "-O3" "-O3 -ffast-math"; do \
 	  for f in code/rmsnorm_naive.c code/layernorm_naive.c; do \
 	    echo "=== gcc $$flags -mavx2 -mfma $$f"; \
-	    gcc -std=c17 $$flags -mavx2 -mfma -Icode/include -fopt-info-vec-all -c $$f -o /dev/null 2>&1 \
-	      | grep -E 'loop vectorized|reduction|not vectorized: ' | sed 's/^code\///' | sort -u; \
+	    gcc -std=c17 $$flags -mavx2 -mfma -Icode/include -fopt-info-vec-optimized \
+	        -fdump-tree-vect-details=$$tmp/vect -S $$f -o $$tmp/s.s 2>&1 | sed 's/^code\///' | sort -u; \
+	    grep -o '^code/[a-z_]*\.c:[0-9]*:[0-9]*: note:   using an in-order (fold-left) reduction' \
+	        $$tmp/vect | sed 's/^code\///; s/note:   //' | sort -u; \
+	    printf 'instructions: '; grep -oE '^\s+v(add|fmadd[0-9]*)(ss|ps)' $$tmp/s.s | tr -d ' \t' \
+	        | sort | uniq -c | tr '\n' ' '; echo; \
 	  done; \
-	done
+	done; rm -rf $$tmp
