@@ -111,7 +111,8 @@ START_TEST(unaligned_pointers)
     }
     ck_assert_msg(err <= impl->tol,
                   "%s with x, y, gamma, beta all one float past a 64-byte boundary: "
-                  "max |y - ref| = %g, tol %g. Aligned loads (load_ps instead of loadu_ps)?",
+                  "max |y - ref| = %g, tol %g. Aligned loads (load_ps instead of loadu_ps)? "
+                  "(If the tail test fails too, fix the tail first.)",
                   impl->name, err, impl->tol);
     ck_assert_msg(y[0] == 12345.0f && y[n + 1] == 12345.0f,
                   "%s wrote outside y[0..rows*d): the float before is %g, after is %g "
