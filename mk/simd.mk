@@ -28,13 +28,13 @@ simd-count: $(SIMD_COUNT)
 # additions still one lane at a time (vaddss), as C's evaluation order says.
 simd-vecinfo:
 	@tmp=$$(mktemp -d); \
-	for flags in "-O3" "-O3 -ffast-math"; do \
-	  for f in code/rmsnorm_naive.c code/layernorm_naive.c; do \
+	for flags in "-O2" "-O3" "-O3 -ffast-math"; do \
+	  for f in code/rmsnorm_naive.c code/layernorm_naive.c code/simd/layernorm_vec.c; do \
 	    echo "=== gcc $$flags -mavx2 -mfma $$f"; \
-	    gcc -std=c17 $$flags -mavx2 -mfma -Icode/include -fopt-info-vec-optimized \
-	        -fdump-tree-vect-details=$$tmp/vect -S $$f -o $$tmp/s.s 2>&1 | sed 's/^code\///' | sort -u; \
-	    grep -o '^code/[a-z_]*\.c:[0-9]*:[0-9]*: note:   using an in-order (fold-left) reduction' \
-	        $$tmp/vect | sed 's/^code\///; s/note:   //' | sort -u; \
+	    gcc -std=c17 $$flags -mavx2 -mfma -Icode/include -Icode -fopt-info-vec-optimized \
+	        -fdump-tree-vect-details=$$tmp/vect -S $$f -o $$tmp/s.s 2>&1 | sed 's/^code\///; s/^simd\///' | sort -u; \
+	    grep -o '^code/[a-z_/]*\.c:[0-9]*:[0-9]*: note:   using an in-order (fold-left) reduction' \
+	        $$tmp/vect | sed 's/^code\///; s/^simd\///; s/note:   //' | sort -u; \
 	    printf 'instructions: '; grep -oE '^\s+v(add|fmadd[0-9]*)(ss|ps)' $$tmp/s.s | tr -d ' \t' \
 	        | sort | uniq -c | tr '\n' ' '; echo; \
 	  done; \

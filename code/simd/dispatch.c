@@ -4,7 +4,7 @@
  * loads: nothing next to a row of LLM width. */
 #include "simd/simd.h"
 
-// @snippet dispatch
+// @snippet simd-dispatch
 int nl_layernorm_best(const float *x, const float *gamma, const float *beta,
                       float eps, size_t rows, size_t d, float *y)
 {

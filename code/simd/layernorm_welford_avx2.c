@@ -21,6 +21,7 @@
 #include "simd/simd.h"
 #include "simd/welford_lanes.h"
 
+// @snippet welford-avx2-row
 static void row_welford(const float *x, size_t d, float *mean, float *m2)
 {
     __m256 m0 = _mm256_setzero_ps(), m1 = m0, m2v = m0, m3 = m0;
@@ -47,6 +48,7 @@ static void row_welford(const float *x, size_t d, float *mean, float *m2)
     *mean = cm;
     *m2 = cq;
 }
+// @end
 
 int nl_layernorm_welford_avx2(const float *x, const float *gamma, const float *beta,
                               float eps, size_t rows, size_t d, float *y)

@@ -9,7 +9,7 @@
  * thread count. */
 #include "simd/simd.h"
 
-// @snippet row-block
+// @snippet thread-row-block
 void nl_row_block(size_t rows, size_t nthreads, size_t t, size_t *begin,
                   size_t *end)
 {

@@ -26,7 +26,7 @@ static inline v8f *load8(v8f *v, const float *p)
     return v;
 }
 
-// @snippet sumsq
+// @snippet simd-sumsq
 // @exercise 06-simd-sumsq
 /* Adds the 8 lanes by folding the register in halves (8 -> 4 -> 2 -> 1),
  * the same tree as the AVX2 horizontal reduction. */

@@ -10,7 +10,7 @@
 
 #include "simd/simd.h"
 
-// @snippet omp-rows
+// @snippet thread-omp-rows
 static int omp_rows(nl_forward_fn fn, const float *x, const float *gamma,
                     const float *beta, float eps, size_t rows, size_t d, float *y)
 {

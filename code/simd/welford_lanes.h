@@ -35,6 +35,7 @@ static inline void nl_chan_equal128(__m128 *m, __m128 *q, __m128 mb, __m128 qb, 
 }
 // @end
 
+// @snippet welford-lane-fold
 /* Folds one register of 8 summaries (each of n values) into one scalar
  * summary of 8n values: 8 lanes -> 4 -> 2 -> 1, Chan's merge at each
  * fold, like the horizontal sum of chapter 5 with a richer "add". */
@@ -47,6 +48,7 @@ static inline void nl_chan_fold256(__m256 m, __m256 q, float n, float *mean, flo
     *mean = _mm_cvtss_f32(ml);
     *m2 = _mm_cvtss_f32(ql);
 }
+// @end
 
 /* Scalar Welford over the last few elements, merged into (n, mean, m2) by
  * Chan's general formula (the two sides hold different counts). */
