@@ -75,8 +75,19 @@ int nl_layernorm_vec(const float *x, const float *gamma, const float *beta,
             nl_row_stats_wide(xr, d, 1, eps, &mf, &inv);
             corr = 0.0f;
         }
-        for (size_t i = 0; i < d; i++)
-            yr[i] = ((xr[i] - mf) - corr) * inv * gamma[i] + beta[i];
+        const float m = mf, c = corr, s = inv; /* not address-taken: registers */
+        size_t i = 0;
+        for (; i + LANES <= d; i += LANES) {
+            /* all loads of a block before its stores: y == x stays safe,
+             * and the block maps onto one vector register */
+            float t[LANES];
+            for (size_t k = 0; k < LANES; k++)
+                t[k] = ((xr[i + k] - m) - c) * s * gamma[i + k] + beta[i + k];
+            for (size_t k = 0; k < LANES; k++)
+                yr[i + k] = t[k];
+        }
+        for (; i < d; i++)
+            yr[i] = ((xr[i] - m) - c) * s * gamma[i] + beta[i];
     }
     return 0;
 }

@@ -9,6 +9,8 @@
 
 #include "simd/simd.h"
 
+enum { LANES = 8 };
+
 int nl_rmsnorm_vec(const float *x, const float *gamma, const float *beta,
                    float eps, size_t rows, size_t d, float *y)
 {
@@ -16,12 +18,23 @@ int nl_rmsnorm_vec(const float *x, const float *gamma, const float *beta,
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * d;
         float *yr = y + r * d;
-        float ss = nl_sumsq(xr, d), inv, zero;
-        if (isfinite(ss))
-            inv = 1.0f / sqrtf(ss / (float)d + eps);
-        else
-            nl_row_stats_wide(xr, d, 0, eps, &zero, &inv);
-        for (size_t i = 0; i < d; i++)
+        float ss = nl_sumsq(xr, d), zero, wide;
+        if (!isfinite(ss))
+            nl_row_stats_wide(xr, d, 0, eps, &zero, &wide);
+        /* a local never passed by address: the compiler may keep it in a
+         * register and vectorise the loop below */
+        const float inv = isfinite(ss) ? 1.0f / sqrtf(ss / (float)d + eps) : wide;
+        size_t i = 0;
+        for (; i + LANES <= d; i += LANES) {
+            /* all loads of a block before its stores: y == x stays safe,
+             * and the block maps onto one vector register */
+            float t[LANES];
+            for (size_t k = 0; k < LANES; k++)
+                t[k] = xr[i + k] * inv * gamma[i + k];
+            for (size_t k = 0; k < LANES; k++)
+                yr[i + k] = t[k];
+        }
+        for (; i < d; i++)
             yr[i] = xr[i] * inv * gamma[i];
     }
     return 0;
