@@ -18,6 +18,7 @@
 
 enum { LANES = 8, ACCS = 4, STEP = LANES * ACCS };
 
+// @snippet vec-sum
 static float sum_all(const float *x, size_t d)
 {
     float acc[STEP] = {0};
@@ -33,6 +34,7 @@ static float sum_all(const float *x, size_t d)
             acc[k] += acc[k + half];
     return acc[0];
 }
+// @end
 
 /* sum of (x - mf) and of (x - mf)^2 in one sweep */
 static void sum_dev(const float *x, size_t d, float mf, float *s1, float *s2)
