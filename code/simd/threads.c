@@ -5,7 +5,9 @@
  * code whichever thread owns it, so the output is bit-identical for every
  * thread count (tests/check_threads.c).  The thread count is OpenMP's:
  * omp_set_num_threads() or OMP_NUM_THREADS, as `normlab bench` sets it.
- * The path (AVX-512, AVX2, ...) is chosen once, before the threads start. */
+ * The path (AVX-512, AVX2, ...) is chosen once, before the threads start.
+ * Numerics: exactly those of the wrapped kernel (tol 1e-5, |x| ~ 1e20
+ * handled), bit for bit. */
 #include <omp.h>
 
 #include "simd/simd.h"
