@@ -39,3 +39,15 @@ simd-vecinfo:
 	        | sort | uniq -c | tr '\n' ' '; echo; \
 	  done; \
 	done; rm -rf $$tmp
+
+## simd-cross-check — build the kernels for aarch64 and test NEON under qemu-aarch64 (no Check needed)
+SIMD_CROSS_CC ?= aarch64-linux-gnu-gcc
+SIMD_CROSS_RUN ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
+.PHONY: simd-cross-check
+simd-cross-check:
+	@mkdir -p $(BUILD)
+	$(SIMD_CROSS_CC) -std=c17 -O2 -Wall -Wextra -Wshadow -Werror -fopenmp -ffp-contract=off \
+	    -D_DEFAULT_SOURCE -Icode/include -Icode \
+	    $(filter-out %_avx2.c %_avx512.c code/opencl/%,$(ALL_LIB_SRC)) scripts/simd_cross_check.c \
+	    -o $(BUILD)/simd-cross-check -lm
+	$(SIMD_CROSS_RUN) $(BUILD)/simd-cross-check
