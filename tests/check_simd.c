@@ -141,13 +141,12 @@ START_TEST(in_place)
 END_TEST
 
 /* Mean 1e4, std 1: a float mean alone is off by up to 5e-4 here.  The
- * corrected two-pass kernels must stay within tol; Welford lanes keep the
- * mean in float (measured 1.3e-3 at d = 4097) and are held to a looser,
- * stated 2e-3. */
+ * corrected two-pass kernels correct it, the Welford kernels shift the row
+ * by its first element; both must stay within tol. */
 START_TEST(offset_data)
 {
     KERNEL_OR_SKIP(impl, _i);
-    double bound = strstr(impl->name, "welford") ? 2e-3 : impl->tol;
+    double bound = impl->tol;
     nl_problem p = nl_problem_new(4, 4097);
     nl_fill_gauss(p.x, 4 * 4097, 1e4, 1.0, 13);
     reference(impl, &p, 1e-5f);
@@ -158,6 +157,36 @@ START_TEST(offset_data)
                   "%s on data with mean 1e4 and std 1: max |y - ref| = %g, expected <= %g. "
                   "A mean held only in float is off by up to half its rounding step (~5e-4): "
                   "correct it with the sum of (x - mean).", impl->name, err, bound);
+    nl_problem_free(&p);
+}
+END_TEST
+
+/* One huge first element (1e4 in a row of N(0, 1)): the Welford kernels
+ * shift by x[0], so this is their worst case.  The outlier's own output is
+ * ~64, so errors are measured relative to max(1, |ref|): a float result of
+ * 64 cannot be closer than ~4e-6 in absolute terms. */
+START_TEST(outlier_first_element)
+{
+    KERNEL_OR_SKIP(impl, _i);
+    const size_t rows = 3, d = 4097;
+    nl_problem p = nl_problem_new(rows, d);
+    nl_fill_gauss(p.x, rows * d, 0.0, 1.0, 22);
+    for (size_t r = 0; r < rows; r++)
+        p.x[r * d] = r == 1 ? -1e4f : 1e4f;
+    fill_params(&p, 23);
+    reference(impl, &p, 1e-5f);
+    nl_run_impl(impl, &p, 1e-5f);
+    double err = 0.0;
+    for (size_t i = 0; i < rows * d; i++) {
+        double e = fabs((double)p.y[i] - p.ref[i]) / fmax(1.0, fabs(p.ref[i]));
+        err = e > err || isnan(e) ? e : err;
+    }
+    show_err(impl->name, "x[0] = 1e4 (relative)", err);
+    ck_assert_msg(err <= impl->tol,
+                  "%s on rows whose first element is +-1e4 and the rest N(0, 1): "
+                  "max |y - ref| / max(1, |ref|) = %g, tol %g. A shift or rough mean taken "
+                  "from one element must not cost the other elements their precision.",
+                  impl->name, err, impl->tol);
     nl_problem_free(&p);
 }
 END_TEST
@@ -309,6 +338,7 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, unaligned_pointers, 0, NKERNELS);
     tcase_add_loop_test(tc, in_place, 0, NKERNELS);
     tcase_add_loop_test(tc, offset_data, 0, NKERNELS);
+    tcase_add_loop_test(tc, outlier_first_element, 0, NKERNELS);
     tcase_add_loop_test(tc, huge_values, 0, NKERNELS);
     tcase_add_loop_test(tc, constant_rows, 0, NKERNELS);
     suite_add_tcase(s, tc);

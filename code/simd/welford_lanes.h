@@ -50,17 +50,35 @@ static inline void nl_chan_fold256(__m256 m, __m256 q, float n, float *mean, flo
 }
 // @end
 
-/* Scalar Welford over the last few elements, merged into (n, mean, m2) by
- * Chan's general formula (the two sides hold different counts). */
-static inline void nl_welford_tail(const float *x, size_t count, float *n,
-                                   float *mean, float *m2)
+// @snippet welford-shift
+/* The point the Welford kernels measure from.  A float mean of 1e4 is
+ * rounded to a step of ~1e-3 at every update, so the kernels run Welford
+ * on x - shift, whose mean is small, and subtract both again in the output.
+ * The mean of the first (up to) 32 elements is near the data, so x - shift
+ * is exact or nearly; one outlier among them is diluted 32 times, where
+ * shifting by x[0] alone would make every x - shift as coarse as it. */
+static inline float nl_welford_shift(const float *x, size_t d)
+{
+    size_t n = d < 32 ? d : 32;
+    float s = 0.0f;
+    for (size_t i = 0; i < n; i++)
+        s += x[i];
+    return s / (float)n;
+}
+// @end
+
+/* Scalar Welford over the last few elements (less `shift`), merged into
+ * (n, mean, m2) by Chan's general formula (the sides hold different counts). */
+static inline void nl_welford_tail(const float *x, size_t count, float shift,
+                                   float *n, float *mean, float *m2)
 {
     float tn = 0.0f, tm = 0.0f, tq = 0.0f;
     for (size_t i = 0; i < count; i++) {
+        float v = x[i] - shift;
         tn += 1.0f;
-        float delta = x[i] - tm;
+        float delta = v - tm;
         tm += delta / tn;
-        tq += delta * (x[i] - tm);
+        tq += delta * (v - tm);
     }
     if (tn > 0.0f) {
         float total = *n + tn, delta = tm - *mean;
