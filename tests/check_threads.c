@@ -66,10 +66,15 @@ START_TEST(bit_identical_for_every_thread_count)
         single->fn(p.x, p.gamma, beta, 1e-5f, rows, d, want);
         for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
             int nt = thread_counts[t];
-            ck_assert_msg(threads_granted(nt) == nt,
-                          "OpenMP granted %d threads where %d were asked: the test "
-                          "would not prove what it says (OMP_THREAD_LIMIT set?)",
-                          threads_granted(nt), nt);
+            int got = threads_granted(nt);
+            if (got != nt) {
+                snprintf(msg, sizeof msg, "%s: OpenMP grants %d threads where %d were asked "
+                         "(OMP_THREAD_LIMIT?), so bit-identity across counts is unproven",
+                         impl->name, got, nt);
+                nl_free(want);
+                nl_problem_free(&p);
+                NL_SKIP(msg);
+            }
             omp_set_num_threads(nt);
             memset(p.y, 0xff, (n ? n : 1) * sizeof(float)); /* NaN: unwritten shows */
             int rc = impl->fn(p.x, p.gamma, beta, 1e-5f, rows, d, p.y);
