@@ -321,10 +321,22 @@ static size_t provenance(const options *o, int argc, char **argv, char lines[][5
 
 /* ---------------------------------------------------------------- table */
 
+static const char *human_bytes(double bytes, char *buf, size_t n)
+{
+    if (bytes >= MIB)
+        snprintf(buf, n, "%.1f MiB", bytes / MIB);
+    else if (bytes >= 1024.0)
+        snprintf(buf, n, "%.1f KiB", bytes / 1024.0);
+    else
+        snprintf(buf, n, "%.0f B", bytes);
+    return buf;
+}
+
 static void block_header(nl_shape s, size_t t)
 {
-    double mib = (double)s.rows * (double)s.d * sizeof(float) / MIB;
-    printf("\n== %zux%zu (%.1f MiB in, %.1f MiB out), %zu thread%s\n", s.rows, s.d, mib, mib, t,
+    char size[32];
+    human_bytes(nl_shape_bytes(s) / 2, size, sizeof size);
+    printf("\n== %zux%zu (%s in, as much out), %zu thread%s\n", s.rows, s.d, size, t,
            t == 1 ? "" : "s");
     printf("%-28s %-9s %9s %19s %7s %7s %7s %-6s %8s %9s\n", "implementation", "norm", "ms",
            "p10..p90 ms", "GB/s", "of copy", "copy", "roof", "vs naive", "max err");
@@ -411,7 +423,8 @@ int cmd_bench(int argc, char **argv)
            nentries == 1 ? "" : "s", o.nshapes, o.nshapes == 1 ? "" : "s");
     for (size_t t = 0; t < o.nthreads; t++)
         printf("%s%zu", t ? "," : " ", o.threads[t]);
-    printf(", %zu samples%s\n", o.samples, o.quick ? " (--quick)" : "");
+    printf(", %zu sample%s%s\n", o.samples, o.samples == 1 ? "" : "s",
+           o.quick ? " (--quick)" : "");
     for (size_t e = 0; e < nentries; e++)
         if (entries[e].unavailable)
             printf("  skipped %s: %s%s\n", entries[e].name, entries[e].unavailable,
@@ -436,7 +449,7 @@ int cmd_bench(int argc, char **argv)
         for (size_t ti = 0; ti < o.nthreads; ti++) {
             size_t t = o.threads[ti];
             set_threads(t);
-            block_header(s, t);
+            int shown = 0; /* a block's header, printed with its first row */
             for (size_t ei = 0; ei < nentries; ei++) {
                 const entry *e = &entries[ei];
                 if (e->unavailable || (!e->threaded && ti > 0))
@@ -458,6 +471,8 @@ int cmd_bench(int argc, char **argv)
                 for (int c = 0; c < NL_COPY_KINDS; c++)
                     row.copy_gbps_by_kind[c] = NAN;
 
+                if (!shown)
+                    block_header(s, t), shown = 1;
                 int rc;
                 row.max_err = nl_bench_validate(e->norm, e->fn, &data, &rc);
                 if (rc == 0 && !(row.max_err <= e->tol))
