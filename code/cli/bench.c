@@ -309,8 +309,11 @@ static size_t provenance(const options *o, int argc, char **argv, char lines[][5
     snprintf(lines[k++], 512, "peer: %s", nl_onednn_unavailable() ? nl_onednn_unavailable()
                                                                   : nl_onednn_version());
     int len = snprintf(lines[k], 512, "command: normlab");
-    for (int i = 0; i < argc && len < 500; i++)
-        len += snprintf(lines[k] + len, (size_t)(512 - len), " %s", argv[i]);
+    for (int i = 0; i < argc && len < 500; i++) {
+        /* Quote what the shell would split, so the line can be pasted back. */
+        const char *q = strpbrk(argv[i], " \t\"$") ? "'" : "";
+        len += snprintf(lines[k] + len, (size_t)(512 - len), " %s%s%s", q, argv[i], q);
+    }
     k++;
     snprintf(lines[k++], 512, "columns: times in seconds per call; gbps counts bytes read + "
              "written (8 per element); frac_copy = copy time / kernel time, median of paired "
