@@ -89,9 +89,9 @@ static void normlab_path(char *buf, size_t n)
                   "%s is not there: build it first (make test builds it)", buf);
 }
 
-/* Runs `normlab bench ARGS...`, stdout to /dev/null, stderr into `err`;
- * returns the exit status. */
-static int run_bench(const char *err, const char *const *args)
+/* Runs `normlab bench ARGS...`, stdout into `out` (NULL: /dev/null),
+ * stderr into `err`; returns the exit status. */
+static int run_bench_out(const char *out_path, const char *err, const char *const *args)
 {
     char exe[PATH_MAX];
     normlab_path(exe, sizeof exe);
@@ -106,7 +106,8 @@ static int run_bench(const char *err, const char *const *args)
     pid_t pid = fork();
     ck_assert_msg(pid >= 0, "fork failed: %s", strerror(errno));
     if (pid == 0) {
-        int out = open("/dev/null", O_WRONLY);
+        int out = out_path ? open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600)
+                           : open("/dev/null", O_WRONLY);
         int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (out < 0 || fd < 0)
             _exit(127);
@@ -119,6 +120,11 @@ static int run_bench(const char *err, const char *const *args)
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int run_bench(const char *err, const char *const *args)
+{
+    return run_bench_out(NULL, err, args);
 }
 
 /* Parsers print why they refuse; these tests check the refusal, so the
@@ -460,6 +466,16 @@ START_TEST(tiny_run_writes_a_csv)
     /* Two single-threaded implementations run at the first thread count
      * only: 2 shapes x 2 implementations. */
     ck_assert_msg(rows == 4, "expected 4 measurement rows, found %zu:\n%s", rows, text);
+
+    /* --show reads it back: the table the book prints from a CSV. */
+    char out[PATH_MAX];
+    path_in_tmp(out, sizeof out, "stdout");
+    const char *const show[] = {"--show", csv, "--shape", "2x8", NULL};
+    rc = run_bench_out(out, err, show);
+    ck_assert_msg(rc == 0, "normlab bench --show %s failed (exit %d): %s", csv, rc, slurp(err));
+    text = slurp(out);
+    ck_assert_msg(strstr(text, "== 2x8") && strstr(text, "rmsnorm_naive") && !strstr(text, "== 3x5"),
+                  "--show --shape 2x8 should print the 2x8 block only:\n%s", text);
     remove_tmpdir();
 }
 END_TEST

@@ -44,6 +44,8 @@ typedef struct {
     const char *impls; /* comma list or NULL for all */
     const char *notes[MAX_LIST];
     size_t nnotes;
+    int show;            /* --show: print a CSV's table instead of measuring */
+    const char *show_csv;
 } options;
 
 /* One thing to time: a registry entry or the oneDNN peer. */
@@ -78,6 +80,9 @@ static void usage(FILE *to)
         "                     is never overwritten unless --force is given\n"
         "  --force            allow --csv to replace FILE\n"
         "  --note TEXT        add '# TEXT' to the CSV's header comments (repeatable)\n"
+        "  --show [FILE]      measure nothing: print the table of an earlier run's CSV\n"
+        "                     (default $NORMLAB_BENCH_CSV, else book/data/bench-reference.csv),\n"
+        "                     narrowed by --shape, --threads and --impl\n"
         "  --opencl           run the OpenCL benchmark instead (its own options)\n"
         "  --help             this text\n"
         "\n"
@@ -138,6 +143,11 @@ static int parse(int argc, char **argv, options *o)
             o->force = 1;
         else if (!strcmp(a, "--no-peer"))
             o->no_peer = 1;
+        else if (!strcmp(a, "--show")) {
+            o->show = 1;
+            if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+                o->show_csv = argv[++i];
+        }
         else if ((v = value_of(argc, argv, &i, "--csv"))) {
             if (!*v) {
                 fprintf(stderr, "normlab bench: --csv needs a file name\n");
@@ -366,6 +376,138 @@ static void print_row(const nl_bench_row *r)
     fflush(stdout);
 }
 
+/* ----------------------------------------------------------------- show */
+
+/* Splits a CSV line in place into at most max fields (empty ones kept). */
+static size_t split(char *line, char **field, size_t max)
+{
+    size_t n = 0;
+    line[strcspn(line, "\r\n")] = '\0';
+    for (char *p = line; n < max;) {
+        field[n++] = p;
+        char *comma = strchr(p, ',');
+        if (!comma)
+            break;
+        *comma = '\0';
+        p = comma + 1;
+    }
+    return n;
+}
+
+static double field_num(char **f, const int *col, int k)
+{
+    return col[k] >= 0 && *f[col[k]] ? strtod(f[col[k]], NULL) : NAN;
+}
+
+static int wanted_shape(const options *o, size_t rows, size_t d)
+{
+    if (o->nshapes == 0)
+        return 1;
+    for (size_t i = 0; i < o->nshapes; i++)
+        if (o->shapes[i].rows == rows && o->shapes[i].d == d)
+            return 1;
+    return 0;
+}
+
+static int wanted_threads(const options *o, size_t t)
+{
+    if (o->nthreads == 0)
+        return 1;
+    for (size_t i = 0; i < o->nthreads; i++)
+        if (o->threads[i] == t)
+            return 1;
+    return 0;
+}
+
+/* The book quotes the reference run this way, so its numbers are re-read
+ * from whichever CSV the book is built with, never typed in by hand. */
+static int show(const options *o)
+{
+    const char *path = o->show_csv ? o->show_csv : getenv("NORMLAB_BENCH_CSV");
+    if (!path || !*path)
+        path = "book/data/bench-reference.csv";
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "normlab bench --show: cannot read %s\n", path);
+        return 2;
+    }
+    enum { IMPL, NORM, ROWS, D, THREADS, PEER, STATUS, MED, P10, P90, GBPS, COPY, ROOF,
+           FRAC, SPEEDUP, ERR, TOL, NCOLS };
+    static const char *const names[NCOLS] = {
+        "impl", "norm", "rows", "d", "threads", "peer", "status", "median_s", "p10_s", "p90_s",
+        "gbps", "copy_gbps", "roof", "frac_copy", "speedup", "max_err", "tol"};
+    int col[NCOLS];
+    for (int k = 0; k < NCOLS; k++)
+        col[k] = -1;
+    char line[4096];
+    char *fld[64];
+    int have_header = 0, printed = 0;
+    size_t last_rows = 0, last_d = 0, last_t = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#') {
+            /* Where the numbers came from travels with them. */
+            if (!strncmp(line, "# cpu:", 6) || !strncmp(line, "# compiler:", 11) ||
+                !strncmp(line, "# date:", 7) || !strncmp(line, "# commit:", 9) ||
+                !strncmp(line, "# peer:", 7) || !strncmp(line, "# normlab bench", 15))
+                printf("%s", line + 2);
+            continue;
+        }
+        size_t n = split(line, fld, 64);
+        if (!have_header) {
+            for (int k = 0; k < NCOLS; k++)
+                for (size_t i = 0; i < n; i++)
+                    if (!strcmp(fld[i], names[k]))
+                        col[k] = (int)i;
+            for (int k = 0; k < NCOLS; k++)
+                if (col[k] < 0 && k != SPEEDUP && k != ROOF && k != TOL) {
+                    fprintf(stderr, "normlab bench --show: %s has no column '%s'\n", path, names[k]);
+                    fclose(f);
+                    return 2;
+                }
+            have_header = 1;
+            continue;
+        }
+        int maxcol = 0;
+        for (int k = 0; k < NCOLS; k++)
+            maxcol = col[k] > maxcol ? col[k] : maxcol;
+        if ((int)n <= maxcol)
+            continue;
+        nl_bench_row r = {0};
+        r.impl = fld[col[IMPL]];
+        r.norm = fld[col[NORM]];
+        r.rows = (size_t)strtoull(fld[col[ROWS]], NULL, 10);
+        r.d = (size_t)strtoull(fld[col[D]], NULL, 10);
+        r.threads = (size_t)strtoull(fld[col[THREADS]], NULL, 10);
+        r.peer = atoi(fld[col[PEER]]);
+        r.status = fld[col[STATUS]];
+        r.median_s = field_num(fld, col, MED);
+        r.p10_s = field_num(fld, col, P10);
+        r.p90_s = field_num(fld, col, P90);
+        r.gbps = field_num(fld, col, GBPS);
+        r.copy_gbps = field_num(fld, col, COPY);
+        r.roof = col[ROOF] >= 0 ? fld[col[ROOF]] : "";
+        r.frac_copy = field_num(fld, col, FRAC);
+        r.speedup = field_num(fld, col, SPEEDUP);
+        r.max_err = field_num(fld, col, ERR);
+        r.tol = field_num(fld, col, TOL);
+        if (!listed(o->impls, r.impl) || !wanted_shape(o, r.rows, r.d) ||
+            !wanted_threads(o, r.threads))
+            continue;
+        if (!printed || r.rows != last_rows || r.d != last_d || r.threads != last_t)
+            block_header((nl_shape){r.rows, r.d}, r.threads);
+        last_rows = r.rows, last_d = r.d, last_t = r.threads;
+        print_row(&r);
+        printed++;
+    }
+    fclose(f);
+    if (!have_header) {
+        fprintf(stderr, "normlab bench --show: %s has no CSV header\n", path);
+        return 2;
+    }
+    printf("\n(from %s)\n", path);
+    return 0;
+}
+
 /* ----------------------------------------------------------------- main */
 
 int cmd_bench(int argc, char **argv)
@@ -380,7 +522,11 @@ int cmd_bench(int argc, char **argv)
     }
 
     options o = {0};
-    if (!parse(argc, argv, &o) || !check_impl_names(o.impls))
+    if (!parse(argc, argv, &o))
+        return 2;
+    if (o.show)
+        return show(&o);
+    if (!check_impl_names(o.impls))
         return 2;
     if (o.nshapes == 0) {
         const nl_shape *src = o.quick ? quick_shapes : full_shapes;
