@@ -42,7 +42,7 @@ BENCH_NOTES = --note "commit: $$(git describe --always --dirty 2>/dev/null || ec
 
 .PHONY: bench bench-quick bench-reference figures
 
-## bench — full benchmark (every implementation; in-cache, 64 MiB, 256 MiB and 512 MiB shapes; 1 and all threads) → build/bench.csv; about 10-20 minutes, run it on a quiet machine
+## bench — full benchmark (every implementation; in-cache, 64 MiB, 256 MiB and 512 MiB shapes; 1 and all threads) → build/bench.csv; minutes: run it on a quiet machine
 bench: $(NORMLAB)
 	$(NORMLAB) bench --force --csv $(BUILD)/bench.csv $(BENCH_NOTES) $(BENCH_FLAGS)
 
