@@ -160,7 +160,7 @@ int nl_onednn_layernorm(const float *x, const float *gamma, const float *beta,
 
 const char *nl_onednn_unavailable(void)
 {
-    return "oneDNN not installed (install libdnnl-dev and rebuild)";
+    return "oneDNN not installed";
 }
 
 const char *nl_onednn_version(void) { return ""; }

@@ -74,7 +74,8 @@ static void usage(FILE *to)
         "  --threads N[,N]    OpenMP thread counts; default 1 and every core\n"
         "                     (single-threaded implementations run at the first count only)\n"
         "  --samples N        timed samples per measurement (default %d)\n"
-        "  --impl NAME[,NAME] only these implementations ('onednn' is the peer)\n"
+        "  --impl NAME[,NAME] only these implementations ('onednn' is the peer); OpenCL\n"
+        "                     ones run only when named here (see --opencl)\n"
         "  --no-peer          leave out the oneDNN peer\n"
         "  --csv FILE         also write one CSV row per measurement; an existing FILE\n"
         "                     is never overwritten unless --force is given\n"
@@ -234,6 +235,11 @@ static size_t collect(const options *o, entry *out, size_t max)
     const nl_impl *all = nl_impls(&n);
     for (size_t i = 0; i < n && k < max; i++) {
         if (!listed(o->impls, all[i].name))
+            continue;
+        /* A device kernel against the host's copy roof compares unlike
+         * things; `bench --opencl` measures those against the device's
+         * own bandwidth.  Named with --impl, they run here too. */
+        if ((all[i].requires & NL_REQ_OPENCL) && !o->impls)
             continue;
         out[k++] = (entry){all[i].name, all[i].norm, all[i].fn, all[i].tol,
                            (all[i].requires & NL_REQ_OPENMP) != 0, 0,
@@ -574,10 +580,15 @@ int cmd_bench(int argc, char **argv)
         printf("%s%zu", t ? "," : " ", o.threads[t]);
     printf(", %zu sample%s%s\n", o.samples, o.samples == 1 ? "" : "s",
            o.quick ? " (--quick)" : "");
-    for (size_t e = 0; e < nentries; e++)
-        if (entries[e].unavailable)
-            printf("  skipped %s: %s%s\n", entries[e].name, entries[e].unavailable,
-                   entries[e].peer ? ": peer skipped" : "");
+    for (size_t e = 0; e < nentries; e++) {
+        if (!entries[e].unavailable)
+            continue;
+        if (entries[e].peer)
+            printf("  %s: peer skipped (libdnnl-dev and a rebuild add it)\n",
+                   entries[e].unavailable);
+        else
+            printf("  skipped %s: %s\n", entries[e].name, entries[e].unavailable);
+    }
     if (!o.no_peer && listed(o.impls, "onednn") && !nl_onednn_unavailable())
         printf("  peer: %s layer normalization (oneDNN 2.x has no RMSNorm)\n",
                nl_onednn_version());
