@@ -13,7 +13,8 @@ set style fill solid 0.8 border -1
 set boxwidth 0.9
 set yrange [0:ymax]
 set ylabel 'fraction of copy bandwidth (copy time / kernel time)'
-set xtics rotate by -35 left nomirror noenhanced
+set xtics rotate by 40 right nomirror noenhanced
+set bmargin 8
 set key top left noenhanced
 set grid ytics
 # The roof: a kernel at 1.0 moves its bytes as fast as a plain copy.
