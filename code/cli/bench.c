@@ -382,6 +382,34 @@ static void print_row(const nl_bench_row *r)
     fflush(stdout);
 }
 
+/* A narrower table for --show, which the book prints on a page: the
+ * columns the chapter discusses, about 80 characters wide. */
+static void show_header(nl_shape s, size_t t)
+{
+    char size[32];
+    human_bytes(nl_shape_bytes(s) / 2, size, sizeof size);
+    printf("\n== %zux%zu (%s in, as much out), %zu thread%s\n", s.rows, s.d, size, t,
+           t == 1 ? "" : "s");
+    printf("%-26s %9s %7s %7s %7s %-6s %8s\n", "implementation", "ms", "GB/s", "of copy", "copy",
+           "roof", "vs naive");
+}
+
+static void show_row(const nl_bench_row *r)
+{
+    char name[40], speed[16];
+    snprintf(name, sizeof name, "%s%s", r->impl, r->peer ? " (peer)" : "");
+    if (strcmp(r->status, "ok") != 0) {
+        printf("%-26s %s (max err %.1e): not timed\n", name, r->status, r->max_err);
+        return;
+    }
+    if (isfinite(r->speedup))
+        snprintf(speed, sizeof speed, "%.2fx", r->speedup);
+    else
+        snprintf(speed, sizeof speed, "-");
+    printf("%-26s %9.3f %7.1f %7.2f %7.1f %-6s %8s\n", name, r->median_s * 1e3, r->gbps,
+           r->frac_copy, r->copy_gbps, r->roof, speed);
+}
+
 /* ----------------------------------------------------------------- show */
 
 /* Splits a CSV line in place into at most max fields (empty ones kept). */
@@ -500,9 +528,9 @@ static int show(const options *o)
             !wanted_threads(o, r.threads))
             continue;
         if (!printed || r.rows != last_rows || r.d != last_d || r.threads != last_t)
-            block_header((nl_shape){r.rows, r.d}, r.threads);
+            show_header((nl_shape){r.rows, r.d}, r.threads);
         last_rows = r.rows, last_d = r.d, last_t = r.threads;
-        print_row(&r);
+        show_row(&r);
         printed++;
     }
     fclose(f);
