@@ -372,6 +372,56 @@ START_TEST(bench_data_is_the_same_on_any_thread_count)
 }
 END_TEST
 
+START_TEST(timing_fills_every_field)
+{
+    /* What a measurement records, not how fast anything was. */
+    nl_bench_data b;
+    ck_assert_int_eq(nl_bench_data_new(&b, 8, 40, 3), 0);
+    const nl_impl *naive = nl_find_impl("rmsnorm_naive");
+    nl_bench_row row = {0};
+    ck_assert_int_eq(nl_bench_time(naive->fn, NL_RMSNORM, &b, 3, &row), 0);
+    ck_assert_msg(row.samples == 3 && row.reps >= 1, "samples %zu, reps %zu", row.samples, row.reps);
+    ck_assert_msg(row.p10_s <= row.median_s && row.median_s <= row.p90_s && row.median_s > 0,
+                  "times must be ordered p10 <= median <= p90 and positive: %g %g %g", row.p10_s,
+                  row.median_s, row.p90_s);
+    ck_assert_msg(row.roof && (!strcmp(row.roof, "memcpy") || !strcmp(row.roof, "loop") ||
+                               !strcmp(row.roof, "stream")),
+                  "the roof must name one of the copies, got '%s'", row.roof ? row.roof : "(null)");
+    double best = 0;
+    for (int c = 0; c < NL_COPY_KINDS; c++) {
+        ck_assert_msg(isfinite(row.copy_gbps_by_kind[c]) && row.copy_gbps_by_kind[c] > 0,
+                      "the %s copy was not measured", nl_copy_name((nl_copy_kind)c));
+        best = fmax(best, row.copy_gbps_by_kind[c]);
+    }
+    ck_assert_msg(row.copy_gbps == best, "the roof (%g GB/s) must be the fastest copy (%g GB/s)",
+                  row.copy_gbps, best);
+    ck_assert_msg(isfinite(row.frac_copy) && row.frac_copy > 0 && isfinite(row.gbps),
+                  "fraction of copy and GB/s must be filled in");
+    nl_bench_data_free(&b);
+}
+END_TEST
+
+START_TEST(onednn_peer_agrees_with_the_reference)
+{
+    if (nl_onednn_unavailable())
+        NL_SKIP(nl_onednn_unavailable());
+    /* Odd widths and a second shape: the cached primitive must be rebuilt. */
+    const size_t shapes[][2] = {{5, 7}, {33, 1000}, {5, 7}};
+    for (size_t k = 0; k < 3; k++) {
+        nl_bench_data b;
+        ck_assert_int_eq(nl_bench_data_new(&b, shapes[k][0], shapes[k][1], 11 + k), 0);
+        int rc;
+        double err = nl_bench_validate(NL_LAYERNORM, nl_onednn_layernorm, &b, &rc);
+        ck_assert_msg(rc == 0, "oneDNN failed on %zux%zu: %s", shapes[k][0], shapes[k][1],
+                      nl_last_error());
+        ck_assert_msg(err <= 2e-5, "oneDNN's LayerNorm is off by %g on %zux%zu: are scale and "
+                      "shift passed as gamma and beta?", err, shapes[k][0], shapes[k][1]);
+        nl_bench_data_free(&b);
+    }
+    nl_onednn_release();
+}
+END_TEST
+
 /* ------------------------------------------------------- the command line */
 
 /* Every run also names a tiny shape and one implementation, so that a
@@ -493,6 +543,8 @@ Suite *nl_suite(void)
     tcase_add_test(tc, count_lists_parse_and_refuse);
     tcase_add_test(tc, validation_catches_a_wrong_kernel);
     tcase_add_test(tc, bench_data_is_the_same_on_any_thread_count);
+    tcase_add_test(tc, timing_fills_every_field);
+    tcase_add_test(tc, onednn_peer_agrees_with_the_reference);
     suite_add_tcase(s, tc);
 
     TCase *cli = tcase_create("command line");
