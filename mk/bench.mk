@@ -67,7 +67,13 @@ BENCH_FIG := $(BUILD)/fig-bench
 ## figures — build/fig-bench.pdf and .png (fraction of copy bandwidth per implementation and shape) from BENCH_CSV (default book/data/bench-reference.csv)
 figures: $(BENCH_FIG).pdf $(BENCH_FIG).png
 
-$(BENCH_FIG).pdf: $(BENCH_CSV) scripts/plot-bench.sh scripts/plot-bench.gp
+# Switching BENCH_CSV must redraw even when the other file is older.
+BENCH_FIG_SRC := $(BUILD)/fig-bench.src
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(BENCH_FIG_SRC) 2>/dev/null)" = "$(BENCH_CSV)" ] || echo "$(BENCH_CSV)" > $(BENCH_FIG_SRC); })
+
+$(BENCH_FIG).pdf: $(BENCH_CSV) $(BENCH_FIG_SRC) scripts/plot-bench.sh scripts/plot-bench.gp
 	@mkdir -p $(@D)
 	scripts/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG)
+# The script draws both; this only catches a PNG deleted on its own.
 $(BENCH_FIG).png: $(BENCH_FIG).pdf
+	@test -f $@ || scripts/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG)
