@@ -3,7 +3,7 @@
 if (term eq 'pdf') {
     set terminal pdfcairo size 16cm,17cm font 'Sans,8'
 } else {
-    set terminal pngcairo size 1200,1275 font 'Sans,10'
+    set terminal pngcairo size 1200,1275 font 'Sans,13'
 }
 set output out
 set datafile missing '-'
@@ -12,9 +12,9 @@ set style histogram errorbars gap 1 lw 1
 set style fill solid 0.8 border -1
 set boxwidth 0.9
 set yrange [0:ymax]
-set ylabel 'fraction of copy bandwidth (copy time / kernel time)'
+set ylabel 'fraction of copy bandwidth'
 set xtics rotate by 40 right nomirror noenhanced
-set bmargin 8
+set bmargin 11
 set key top left noenhanced
 set grid ytics
 # The roof: a kernel at 1.0 moves its bytes as fast as a plain copy.

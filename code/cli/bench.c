@@ -310,8 +310,8 @@ static size_t provenance(const options *o, int argc, char **argv, char lines[][5
     struct tm tm;
     char date[64];
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    snprintf(lines[k++], 512, "normlab bench%s", o->quick ? " --quick: few samples and shapes, "
-             "a smoke test, not a measurement to quote" : "");
+    snprintf(lines[k++], 512, "normlab bench%s",
+             o->quick ? " --quick: a smoke test, not numbers to quote" : "");
     snprintf(lines[k++], 512, "cpu: %s, %d cores online, %.1f GiB memory", cpu, cores(),
              nl_phys_memory() / (1024.0 * MIB));
 #if defined(__clang__)
@@ -482,8 +482,14 @@ static int show(const options *o)
             /* Where the numbers came from travels with them. */
             if (!strncmp(line, "# cpu:", 6) || !strncmp(line, "# compiler:", 11) ||
                 !strncmp(line, "# date:", 7) || !strncmp(line, "# commit:", 9) ||
-                !strncmp(line, "# peer:", 7) || !strncmp(line, "# normlab bench", 15))
-                printf("%s", line + 2);
+                !strncmp(line, "# peer:", 7) || !strncmp(line, "# normlab bench", 15)) {
+                /* A page is about 80 columns; the CSV keeps the whole line. */
+                line[strcspn(line, "\n")] = '\0';
+                if (strlen(line + 2) > 78)
+                    printf("%.75s...\n", line + 2);
+                else
+                    printf("%s\n", line + 2);
+            }
             continue;
         }
         size_t n = split(line, fld, 64);
