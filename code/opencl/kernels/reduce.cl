@@ -15,9 +15,9 @@ float team_sum(__local float *mine, uint lane, uint size, float v)
     /* Halve the active lanes each level; the barrier makes level k's
      * writes visible before level k+1 reads them.  Nothing here assumes
      * that work-items run in lock-step. */
-    for (uint half = size / 2; half > 0; half /= 2) {
-        if (lane < half)
-            mine[lane] += mine[lane + half];
+    for (uint width = size / 2; width > 0; width /= 2) {
+        if (lane < width)
+            mine[lane] += mine[lane + width];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     float total = mine[0];
