@@ -88,6 +88,12 @@ static int build(nl_norm norm)
     clGetKernelWorkGroupInfo(S.rt.kernel[norm], S.rt.device, CL_KERNEL_WORK_GROUP_SIZE,
                              sizeof kern_max, &kern_max, NULL);
     S.rt.max_local[norm] = kern_max && kern_max < dev_max ? kern_max : dev_max;
+    /* An experiment knob (chapter 7): a CPU device often prefers smaller
+     * work-groups, with fewer barriers per row, than a GPU. */
+    const char *cap = getenv("NORMLAB_CL_MAX_LOCAL");
+    unsigned long want = cap ? strtoul(cap, NULL, 10) : 0;
+    if (want >= 1 && want < S.rt.max_local[norm])
+        S.rt.max_local[norm] = want;
     return NL_OK;
 }
 
