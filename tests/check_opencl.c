@@ -200,8 +200,9 @@ static void check_shape(const nl_impl *impl, size_t rows, size_t d, double mean,
     double err = nl_max_abs_err(&p);
     ck_assert_msg(err <= tol,
                   "%s on %zu x %zu (mean %g%s): max |y - reference| = %.3g, bound %.3g. "
-                  "Tails (d %% 4 != 0) and the last, partly filled work-group are the usual "
-                  "suspects", impl->name, rows, d, mean, in_place ? ", in place" : "", err, tol);
+                  "Whole rows off: check the team sum in reduce.cl (barriers, every lane "
+                  "gets the total); only some elements or the last rows: the tails "
+                  "(d %% 4 != 0) or the partly filled last work-group", impl->name, rows, d, mean, in_place ? ", in place" : "", err, tol);
     nl_problem_free(&p);
 }
 
