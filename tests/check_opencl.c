@@ -242,6 +242,28 @@ START_TEST(calls_after_shutdown_start_afresh)
 }
 END_TEST
 
+/* A child forked after OpenCL was first used must get an error, not hang. */
+START_TEST(fork_after_use_fails_clearly)
+{
+    NEED_OPENCL();
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        alarm(60);
+        const char *why = nl_opencl_unavailable();
+        float x[8] = {0}, g[8] = {0}, y[8];
+        int rc = nl_find_impl("rmsnorm_opencl")->fn(x, g, NULL, 1e-5f, 1, 8, y);
+        _exit(why && strstr(why, "fork") && rc == NL_EUNAVAIL ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "a process forked after OpenCL was used should be told so by "
+                  "nl_opencl_unavailable and the kernels (status %d; killed by signal 14 = hung)",
+                  status);
+}
+END_TEST
+
 /* A folder holding only a broken layernorm.cl: the LayerNorm build must
  * fail naming the kernel and carrying the compiler's log, while RMSNorm,
  * whose files all come from the embedded copies, still runs. */
@@ -301,6 +323,7 @@ Suite *nl_suite(void)
     tcase_add_test(dev, rmsnorm_on_awkward_shapes);
     tcase_add_test(dev, calls_after_shutdown_start_afresh);
     tcase_add_test(dev, broken_kernel_names_itself);
+    tcase_add_test(dev, fork_after_use_fails_clearly);
     suite_add_tcase(s, dev);
     return s;
 }

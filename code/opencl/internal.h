@@ -11,6 +11,9 @@
 /* Sets nl_last_error() to "WHAT: CL_NAME (code)" and returns NL_EDEVICE. */
 int nl_cl_fail(const char *what, cl_int err);
 
+/* platform.c: 1 (with nl_last_error set) in a child forked after OpenCL
+ * was first used, where any OpenCL call may hang. */
+int nl_cl_forked(void);
 /* platform.c: resolves a device spec (see nl_opencl_pick) to a device. */
 int nl_cl_find(const char *spec, cl_device_id *device);
 

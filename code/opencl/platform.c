@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opencl/internal.h"
 
@@ -16,11 +17,31 @@ typedef struct {
     int n;
 } device_table;
 
+/* The process that first called into OpenCL.  Drivers start threads on
+ * first use (PoCL does so while listing platforms) and threads do not
+ * survive fork(): a child that calls OpenCL after its parent did waits
+ * forever.  Better a clear error than a hang. */
+static pid_t cl_pid;
+
+int nl_cl_forked(void)
+{
+    if (cl_pid == 0)
+        cl_pid = getpid();
+    if (cl_pid == getpid())
+        return 0;
+    nl_set_error("OpenCL was first used by process %ld, and this is a child forked from it; "
+                 "the driver's threads do not survive fork(), so use OpenCL only after "
+                 "forking (or run Check with CK_FORK=no)", (long)cl_pid);
+    return 1;
+}
+
 static int enumerate(device_table *t)
 {
     cl_platform_id plats[MAX_PLATFORMS];
     cl_uint np = 0;
     t->n = 0;
+    if (nl_cl_forked())
+        return NL_EUNAVAIL;
     cl_int err = clGetPlatformIDs(MAX_PLATFORMS, plats, &np);
     if (err == CL_PLATFORM_NOT_FOUND_KHR || (err == CL_SUCCESS && np == 0)) {
         const char *vendors = getenv("OCL_ICD_VENDORS");

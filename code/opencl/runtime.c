@@ -101,6 +101,8 @@ static int build(nl_norm norm)
 static int get(nl_norm norm, nl_cl_runtime **out)
 {
     int rc = NL_OK;
+    if (nl_cl_forked())
+        return NL_EUNAVAIL;
     if (!S.live && (rc = start()) != NL_OK) {
         release_all();
         return rc;
@@ -196,6 +198,7 @@ static int forward(nl_norm norm, const float *x, const float *gamma, const float
         err = clEnqueueWriteBuffer(rt->queue, S.beta, CL_FALSE, 0, row_bytes, beta, 0, NULL, NULL);
     if (err != CL_SUCCESS)
         return nl_cl_fail("copying gamma/beta to the device", err);
+    // @snippet cl-forward-chunks
     for (size_t r = 0; r < rows; r += chunk) {
         size_t n = rows - r < chunk ? rows - r : chunk;
         err = clEnqueueWriteBuffer(rt->queue, S.x, CL_FALSE, 0, n * row_bytes, x + r * d, 0, NULL, NULL);
@@ -208,6 +211,7 @@ static int forward(nl_norm norm, const float *x, const float *gamma, const float
         if (err != CL_SUCCESS)
             return nl_cl_fail("reading y back from the device", err);
     }
+    // @end
     return NL_OK;
 }
 
