@@ -195,7 +195,8 @@ static void check_shape(const nl_impl *impl, size_t rows, size_t d, double mean,
     int rc = impl->fn(in_place ? p.y : p.x, p.gamma, beta, 1e-5f, rows, d, p.y);
     ck_assert_msg(rc == 0, "%s on %zu x %zu failed (code %d): %s", impl->name, rows, d, rc,
                   nl_last_error());
-    /* Offset data loses digits in x itself; the bound scales with it. */
+    /* Sums in float round relative to their size: with an offset mean the
+     * rounding grows with it, and so does the bound. */
     double tol = impl->tol * (1.0 + fabs(mean) / 1e2);
     double err = nl_max_abs_err(&p);
     ck_assert_msg(err <= tol,
