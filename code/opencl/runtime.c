@@ -223,6 +223,10 @@ int nl_cl_forward(nl_norm norm, const float *x, const float *gamma, const float 
         return rc;
     pthread_mutex_lock(&lock);
     rc = forward(norm, x, gamma, beta, eps, rows, d, y);
+    /* A failed call may leave non-blocking writes queued that still read
+     * the caller's arrays: drain them before the caller frees those. */
+    if (rc != NL_OK && S.rt.queue)
+        clFinish(S.rt.queue);
     pthread_mutex_unlock(&lock);
     return rc;
 }
