@@ -2,8 +2,8 @@
  * The host picks the team size (a power of two, about d/4 work-items so
  * that each loads a few float4s) and packs local_size / team rows into one
  * work-group, so that short rows still fill a work-group.  Two passes over
- * the row: the mean, then the variance around it (the stable formula of
- * chapter 2); the third pass writes y.  The row is read again from global
+ * the row: the mean, then the variance around it (the stable two-pass
+ * formula of the scalar ladder); the third pass writes y.  The row is read again from global
  * memory each pass: on a GPU the second read mostly hits the cache. */
 
 // @snippet cl-layernorm
