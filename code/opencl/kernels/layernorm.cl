@@ -3,8 +3,9 @@
  * that each loads a few float4s) and packs local_size / team rows into one
  * work-group, so that short rows still fill a work-group.  Two passes over
  * the row: the mean, then the variance around it (the stable two-pass
- * formula of the scalar ladder); the third pass writes y.  The row is read again from global
- * memory each pass: on a GPU the second read mostly hits the cache. */
+ * formula of the scalar ladder); the third pass writes y.  Each pass reads
+ * the row again from global memory: on a GPU a row of a few thousand
+ * floats is likely still in cache. */
 
 // @snippet cl-layernorm
 __kernel void layernorm(__global const float *x, __global const float *gamma,
