@@ -41,6 +41,9 @@ ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ALL_CFLAGS += $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
+# PoCL compiles kernels with LLVM, which keeps allocations LeakSanitizer
+# reports on a cold kernel cache; the file names only driver frames.
+export LSAN_OPTIONS ?= suppressions=$(CURDIR)/tests/lsan-pocl.supp
 endif
 LDLIBS  := $(shell pkg-config --libs libcjson OpenCL 2>/dev/null) -fopenmp -lm
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)

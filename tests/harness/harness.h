@@ -56,12 +56,18 @@ size_t nl_impl_count(void);
     do {                                                              \
         const char *why_ = nl_impl_unavailable(var);                  \
         if (why_) {                                                   \
+            if ((var->requires & NL_REQ_OPENCL) && nl_opencl_required()) \
+                ck_abort_msg("%s: NORMLAB_REQUIRE_OPENCL=1 but %s",   \
+                             var->name, why_);                        \
             char msg_[256];                                           \
             nl_skip_reason(msg_, sizeof msg_, var->name, why_);       \
             NL_SKIP(msg_);                                            \
         }                                                             \
     } while (0)
 const nl_impl *nl_impl_at(size_t i);
+/* NORMLAB_REQUIRE_OPENCL=1 (set in CI, where PoCL is installed): an
+ * OpenCL implementation that cannot run is a failure, not a skip. */
+int nl_opencl_required(void);
 void nl_skip_reason(char *buf, size_t n, const char *impl, const char *why);
 
 /* ------------------------------------------------ checks.c: shared checks */
