@@ -1,0 +1,29 @@
+# book.mk — the book, from chapters/*.md with listings pulled out of code/,
+# program output from build/normlab, and numbers from build/book-numbers.
+
+BOOK_PDF := $(BUILD)/book$(if $(filter 1,$(SOLUTIONS)),-solutions).pdf
+BOOK_HTML := $(BUILD)/book$(if $(filter 1,$(SOLUTIONS)),-solutions).html
+BOOK_FLAGS := $(if $(filter 1,$(SOLUTIONS)),--solutions)
+BOOK_NUMBERS := $(BUILD)/book-numbers
+BOOK_ENV = BOOK_NUMBERS=$(BOOK_NUMBERS) NORMLAB=$(NORMLAB)
+
+.PHONY: book html book-only html-only
+
+$(BOOK_NUMBERS): $(BUILD)/obj/scripts/book-numbers.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# Packages first, then a fresh make, as `all` does: pkg-config's flags are
+# read when make starts.
+## book — build/book.pdf with pandoc + xelatex (SOLUTIONS=1: build/book-solutions.pdf, with the answer key)
+book:
+	@scripts/deps.sh base book
+	@$(MAKE) --no-print-directory book-only
+book-only: $(BOOK_NUMBERS) $(NORMLAB)
+	@$(BOOK_ENV) scripts/book.sh pdf $(BOOK_PDF) $(BOOK_FLAGS)
+
+## html — build/book.html, one self-contained page (SOLUTIONS=1 as for book)
+html:
+	@scripts/deps.sh base book
+	@$(MAKE) --no-print-directory html-only
+html-only: $(BOOK_NUMBERS) $(NORMLAB)
+	@$(BOOK_ENV) scripts/book.sh html $(BOOK_HTML) $(BOOK_FLAGS)
