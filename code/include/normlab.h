@@ -127,6 +127,55 @@ typedef struct { double median, min, max, p10, p90; size_t n; } nl_stats;
 /* Sorts samples[0..n) in place; n >= 1. */
 nl_stats nl_summarize(double *samples, size_t n);
 
+/* ------------------------------------------- python-compatible random */
+/* (section owned by code/pyrandom.c, code/summation.c, code/seed_experiment.c) */
+
+/* Python's `random` module, bit for bit: the Mersenne Twister MT19937 seeded
+ * as random.seed(n) seeds it, random.random() and random.gauss(mu, sigma)
+ * with its cached second value. The seed article's numbers come from
+ * Python; drawing the same numbers in C lets the course reproduce them
+ * digit for digit instead of "roughly". */
+typedef struct {
+    uint32_t mt[624];
+    size_t   index;       /* next word of mt to temper; 624 = regenerate */
+    int      have_gauss;  /* gauss() has a second value waiting */
+    double   gauss_next;
+} nl_pyrandom;
+
+/* random.seed(n) for an integer 0 <= n < 2^64. */
+void nl_pyrandom_seed(nl_pyrandom *r, uint64_t n);
+/* The general form: init_by_array over 32-bit words, least significant
+ * first (random.seed(n) passes n's words; n == 0 passes one zero word). */
+void nl_pyrandom_seed_words(nl_pyrandom *r, const uint32_t *key, size_t nwords);
+uint32_t nl_pyrandom_u32(nl_pyrandom *r);                    /* getrandbits(32) */
+double   nl_pyrandom_random(nl_pyrandom *r);                 /* random(): [0, 1), 53 bits */
+double   nl_pyrandom_gauss(nl_pyrandom *r, double mu, double sigma); /* gauss(mu, sigma) */
+
+/* How a sum of doubles is taken. The seed experiment's LayerNorm figure is
+ * rounding noise whose value depends on exactly this. */
+typedef enum {
+    NL_SUM_LEFT = 0,     /* left to right: Python <= 3.11's sum(), a plain C loop */
+    NL_SUM_NEUMAIER = 1, /* Neumaier-compensated: Python >= 3.12's sum() of floats */
+    NL_SUM_EXACT = 2,    /* the exact sum, rounded once: like math.fsum() */
+} nl_sum_method;
+double nl_sum(const double *v, size_t n, nl_sum_method how);
+
+/* The seed article's experiment: random.seed(7); 512 tokens of D = 1024
+ * values drawn with gauss(0, 3); LayerNorm (w = 1, b = 0) and RMSNorm
+ * (w = 1), eps = 1e-6, all in double as the article's Python does.
+ * Each figure is the article's "mean per token": the largest |mean| over
+ * the 512 tokens. `inside` sums inside the two norms (mean, variance,
+ * mean square); `measure` sums for the figures themselves. */
+enum { NL_SEED_TOKENS = 512, NL_SEED_D = 1024 };
+typedef struct {
+    double input;      /* of x itself; the article printed 0.268950 */
+    double layernorm;  /* of LayerNorm(x): rounding noise around 0 */
+    double rmsnorm;    /* of RMSNorm(x); the article printed 0.087061 */
+} nl_seed_figures;
+/* Returns NL_OK (it needs no allocation; int for the library's convention). */
+int nl_seed_experiment(nl_sum_method inside, nl_sum_method measure,
+                       nl_seed_figures *out);
+
 /* ---------------------------------------------------------- config.json */
 /* (section owned by the config reader; see code/config/) */
 
