@@ -1,5 +1,5 @@
-/* book-numbers.c — the numbers chapter 3 quotes, computed by the course's
- * own code each time the book is built (scripts/book.sh substitutes
+/* book-numbers.c — the numbers the chapters and solutions quote,
+ * computed by the course's own code each time the book is built (scripts/book.sh substitutes
  * {{key}} in the prose with the value printed here), so the prose cannot
  * drift from what the code does.
  *
@@ -8,6 +8,9 @@
  *   var.*      4096 values of mean 1e4 and std 1: variance four ways
  *   err.NAME   worst |y - reference| of each registered LayerNorm on them
  *   chan.*     Welford over two halves merged by Chan vs one stream
+ *   mean.*     the offset row's mean summed in float and in double
+ *   rms.*      RMSNorm's output mean on a row of mean 0.5, std 2
+ *   huge.*     RMSNorm errors on values near 1e20
  */
 #include "normlab.h"
 
@@ -126,6 +129,54 @@ int main(void)
         /* Plain digits for errors of whole units, exponents for tiny ones. */
         printf(worst >= 10.0 ? "err.%s %.0f\n" : "err.%s %.2g\n", all[k].name, worst);
     }
+
+    /* The mean of the offset row summed in float and in double: what a
+     * float accumulator costs the re-centring step (exercise 01). */
+    float fsum = 0.0f;
+    double dsum = 0.0;
+    for (size_t i = 0; i < D; i++) {
+        fsum += x[i];
+        dsum += x[i];
+    }
+    printf("mean.double %.6f\n", dsum / D);
+    printf("mean.float %.6f\n", (double)(fsum / (float)D));
+    printf("mean.float_err %.2g\n", fabs((double)(fsum / (float)D) - dsum / D));
+
+    /* RMSNorm on a row of mean 0.5, std 2: the mean survives, scaled. */
+    fill_offset(x, D, 0.5, 2.0, 7);
+    double ssum = 0.0, ssq = 0.0;
+    for (size_t i = 0; i < D; i++) {
+        ssum += x[i];
+        ssq += (double)x[i] * x[i];
+    }
+    printf("rms.mean_in %.4f\n", ssum / D);
+    printf("rms.rms_in %.4f\n", sqrt(ssq / D));
+    printf("rms.mean_want %.4f\n", (ssum / D) / sqrt(ssq / D + eps));
+    for (size_t k = 0; k < n; k++) {
+        if (all[k].norm != NL_RMSNORM || nl_impl_unavailable(&all[k]))
+            continue;
+        if (all[k].fn(x, gamma, NULL, eps, 1, D, y) != 0)
+            continue;
+        double s = 0.0;
+        for (size_t i = 0; i < D; i++)
+            s += y[i];
+        printf("rms.mean_out.%s %.4f\n", all[k].name, s / D);
+    }
+
+    /* Values near 1e20: their squares overflow float (max 3.4e38). */
+    fill_offset(x, D, 0.0, 1e20, 11);
+    nl_reference(NL_RMSNORM, x, gamma, NULL, eps, 1, D, ref);
+    for (size_t k = 0; k < n; k++) {
+        if (all[k].norm != NL_RMSNORM || nl_impl_unavailable(&all[k]))
+            continue;
+        if (all[k].fn(x, gamma, NULL, eps, 1, D, y) != 0)
+            continue;
+        double worst = 0.0;
+        for (size_t i = 0; i < D; i++)
+            worst = fmax(worst, fabs((double)y[i] - ref[i]));
+        printf("huge.err.%s %.2g\n", all[k].name, worst);
+    }
+    fill_offset(x, D, 1e4, 1.0, 2024);
 
     /* Chan: two halves summarised apart, then merged, against one stream. */
     nl_moments a = {0.0, 0.0, 0.0}, b = {0.0, 0.0, 0.0};
