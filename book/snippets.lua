@@ -21,6 +21,8 @@ end
 local function chapter_label(path)
   local num = path:match("chapters/(%d+)%-")
   if num then return "chapter " .. num .. " (" .. path .. ")" end
+  num = path:match("solutions/(%d+)%-")
+  if num then return "solution " .. num .. " (" .. path .. ")" end
   return path
 end
 

@@ -20,3 +20,10 @@ snippets-unused:
 
 ## course-check — CI: snippets, exercises, course map, grader self-tests, starters vs solutions
 course-check: snippets-check exercises-check coursemap-check grade-selftest grade-check
+
+.PHONY: coursemap coursemap-check
+## coursemap — regenerate the course map in README.md (chapter, code, exercise, check command)
+coursemap:
+	@scripts/coursemap.sh update
+coursemap-check:
+	@scripts/coursemap.sh check

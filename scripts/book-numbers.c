@@ -1,7 +1,7 @@
 /* book-numbers.c — the numbers the chapters and solutions quote,
- * computed by the course's own code each time the book is built (scripts/book.sh substitutes
- * {{key}} in the prose with the value printed here), so the prose cannot
- * drift from what the code does.
+ * computed by the course's own code each time the book is built
+ * (scripts/book.sh substitutes {{key}} in the prose with the value
+ * printed here), so the prose cannot drift from what the code does.
  *
  * Prints `key value` lines:
  *   tiny.*     four values near 1e4, variance by E[x^2]-E[x]^2 in float

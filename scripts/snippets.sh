@@ -44,17 +44,20 @@ show)
     awk -v mode=show -v name="$1" -f "$here/snippets.awk" "$file"
     ;;
 check)
-    all=$(list) || exit 1
+    # A broken marker is reported, and the check goes on, so that the
+    # message also names every snippet a chapter then misses.
+    status=0
+    all=$(list) || status=1
     dups=$(echo "$all" | awk '$1 == "snippet" { n[$2]++; f[$2] = f[$2] " " $3 } END { for (k in n) if (n[k] > 1) print k ":" f[k] }')
     [ -z "$dups" ] || { echo "snippets defined more than once: $dups" >&2; exit 1; }
-    status=0
     for doc in "$@"; do
         for miss in $(wanted "$doc" | while read -r line name; do
                 echo "$all" | awk -v n="$name" '$1 == "snippet" && $2 == n { f = 1 } END { exit !f }' ||
                     echo "$line:$name"
             done); do
-            chapter=$(basename "$doc" .md)
-            echo "$doc:${miss%%:*}: chapter ${chapter%%-*}: snippet ${miss#*:} not found (no '@snippet ${miss#*:}' marker in the source)" >&2
+            base=$(basename "$doc" .md) kind=chapter
+            case $doc in solutions/*) kind=solution ;; esac
+            echo "$doc:${miss%%:*}: $kind ${base%%-*}: snippet ${miss#*:} not found (no '@snippet ${miss#*:}' marker in the source)" >&2
             status=1
         done
     done
