@@ -64,4 +64,26 @@ size_t nl_impl_count(void);
 const nl_impl *nl_impl_at(size_t i);
 void nl_skip_reason(char *buf, size_t n, const char *impl, const char *why);
 
+/* ------------------------------------------------ checks.c: shared checks */
+
+/* The eps every property suite uses unless a test says otherwise: the
+ * LayerNorm default of PyTorch, GPT-2 and most configs. */
+#define NL_TEST_EPS 1e-5f
+
+/* Fills p->ref with nl_reference for `norm` on p's x, gamma and beta. */
+void nl_problem_reference(nl_problem *p, nl_norm norm, float eps);
+
+/* Non-trivial gamma (around 1) and beta (around 0), so that a kernel that
+ * forgets one of them, or indexes it by row, is caught. */
+void nl_fill_params(nl_problem *p, uint64_t seed);
+
+/* The worst |y - ref| and where it is; a NaN y where ref is a number is
+ * the worst of all (err = NaN). */
+typedef struct { double err; size_t row, col; double got, want; } nl_err_at;
+nl_err_at nl_worst_err(const nl_problem *p);
+
+/* Mean, variance and mean square of n floats, summed in double. */
+typedef struct { double mean, var, ms; } nl_row_stats;
+nl_row_stats nl_stats_of(const float *v, size_t n);
+
 #endif
