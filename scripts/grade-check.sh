@@ -23,10 +23,10 @@ mkdir -p "$tmp/solutions"
     mkdir -p "$tmp/solutions/$id" && cp "$file" "$tmp/solutions/$id/"
 done
 
-echo "=== untouched starters (each must fail its suite)"
+echo "=== untouched starters (each must fail its suite and score 0)"
 "$here/grade.sh" "${args[@]}" --submission "$tmp/starters" --out "$tmp/out" | tee "$tmp/starters.txt" | sed -n '/^exercise /,$p'
 # Table rows: ID  PASSED/RAN  GOT/MAX  STATUS
-bad=$(awk '$1 ~ /^[0-9][0-9]-/ && $NF == "ok" { print $1 }' "$tmp/starters.txt")
+bad=$(awk '$1 ~ /^[0-9][0-9]-/ && ($3 !~ /^0\// || /no test fails the starter/) { print $1 }' "$tmp/starters.txt")
 [ -z "$bad" ] || { echo "!!! these starters pass their suite untouched (the tests have no teeth): $bad"; status=1; }
 
 echo "=== the real code as a submission (must score full)"

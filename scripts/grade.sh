@@ -18,8 +18,11 @@
 #                     sources and check_*.c live (the self-tests use fixtures).
 #   --build DIR       the normal build folder whose library objects are reused.
 #
-# Scoring: points x passed / (passed + failed), summed over the exercise's
-# suites. Skipped tests (a CPU feature or device this machine lacks) count
+# Scoring: points x (tests passed) / (tests counted). A test counts when
+# the untouched starter fails it: tests a starter passes already (an empty
+# input, an error path) need no code and earn nothing, so a starter scores
+# 0 and a complete answer full marks. Skipped tests (a CPU feature or
+# device this machine lacks) pass for both and so count
 # neither way; an exercise whose every test skipped is shown as `skipped`
 # and left out of both X and Y, so the score is what this machine can grade.
 # A file that does not compile or link, a suite that crashes before its
@@ -66,6 +69,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/normlab-grade.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
 # Work on a copy: nothing the grader does can write into the submission.
 mkdir -p "$work/sub" && cp -R "$sub"/. "$work/sub"/ 2>/dev/null
+# The untouched starters, fresh from the marked regions: the baseline.
+"$here/exercises.sh" generate "$work/starter" "$code" >/dev/null || exit 2
 mkdir -p "$out" || exit 2
 
 # The library objects of the normal build, one per library source.
@@ -95,23 +100,32 @@ num() { awk -v x="$1" 'BEGIN { if (x == int(x)) printf "%d", x; else printf "%.1
 xml_str() { printf '%s' "$1" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g; s/"/\&quot;/g'; }
 
 mkdir -p "$work/obj"
-"$CC" $cflags -Itests/harness -c tests/harness/harness.c -o "$work/obj/harness.o" 2>"$work/harness.log" ||
-    { cat "$work/harness.log" >&2; exit 2; }
+# The test harness: main() and the shared test helpers, every file of it.
+harness_objs=()
+for h in tests/harness/*.c; do
+    o=$work/obj/harness-$(basename "${h%.c}").o
+    "$CC" $cflags -Itests/harness -c "$h" -o "$o" 2>"$work/harness.log" ||
+        { cat "$work/harness.log" >&2; exit 2; }
+    harness_objs+=("$o")
+done
 
 rows=() json_rows=() xml_rows=() details=()
 total=0 max=0 graded=0
 
-# Grade one exercise; sets r_passed r_failed r_skipped r_status r_log.
+# grade_one ID CONF ROOT TAG: build exercise ID with ROOT/ID/<files> and run
+# its suites; sets r_passed r_failed r_skipped r_status r_log, and writes
+# one line per test run, "SUITE:TEST:ITERATION P|F|E", to
+# $work/ex/ID/TAG/results.txt.
 grade_one() {
-    local id=$1 cfile=$2 dir=$work/ex/$id
-    mkdir -p "$dir" "$dir/obj"
+    local id=$1 cfile=$2 root=$3 dir=$work/ex/$1/$4
+    mkdir -p "$dir" "$dir/obj"; : >"$dir/results.txt"
     r_passed=0 r_failed=0 r_skipped=0 r_status="" r_log=""
     local objs=("${lib_objs[@]}") cl_dir="" src base student
     local files
     files=$("$here/exercises.sh" list "$code" | awk -v id="$id" '$1 == id { print $2 }')
     [ -n "$files" ] || { r_status="no region"; r_log="no @exercise $id region under $code/"; return; }
     for src in $files; do
-        base=$(basename "$src"); student=$work/sub/$id/$base
+        base=$(basename "$src"); student=$root/$id/$base
         if [ ! -f "$student" ]; then
             r_status="no file"; r_log="the submission has no $id/$base"; return
         fi
@@ -124,9 +138,9 @@ grade_one() {
             # does, so its own includes resolve the same way.
             if ! "$CC" $cflags $(isa_flags "$base") -I"$(dirname "$src")" \
                     -c "$student" -o "$dir/obj/${base%.c}.o" >"$dir/cc.log" 2>&1; then
-                r_status="compile error"; r_log=$(sed "s|$work/sub/||g" "$dir/cc.log"); return
+                r_status="compile error"; r_log=$(sed "s|$root/||g" "$dir/cc.log"); return
             fi
-            [ -s "$dir/cc.log" ] && r_log=$(sed "s|$work/sub/||g" "$dir/cc.log")
+            [ -s "$dir/cc.log" ] && r_log=$(sed "s|$root/||g" "$dir/cc.log")
             objs=("${keep[@]}" "$dir/obj/${base%.c}.o") ;;
         *.cl)
             # The OpenCL host reads kernels from NORMLAB_CL_KERNELS: give it
@@ -150,12 +164,12 @@ grade_one() {
            ! "$CC" $cflags -Itests/harness -c "$srcfile" -o "$work/obj/check_$suite.o" >"$dir/suite.log" 2>&1; then
             r_status="suite error"; r_log=$(cat "$dir/suite.log"); return
         fi
-        if ! "$CC" -o "$dir/check_$suite" "$work/obj/check_$suite.o" "$work/obj/harness.o" \
+        if ! "$CC" -o "$dir/check_$suite" "$work/obj/check_$suite.o" "${harness_objs[@]}" \
                 "$dir/libnormlab.a" $GRADE_CHECK_LIBS $GRADE_LDLIBS >"$dir/ld.log" 2>&1; then
             r_status="link error"; r_log=$(sed "s|$work/||g" "$dir/ld.log"); return
         fi
         log=$dir/run-$suite.log
-        NL_SUITE_NAME=$suite NL_IMPLS=$impls ${cl_dir:+NORMLAB_CL_KERNELS=$cl_dir} \
+        CK_VERBOSITY=verbose NL_SUITE_NAME=$suite NL_IMPLS=$impls ${cl_dir:+NORMLAB_CL_KERNELS=$cl_dir} \
             timeout -k 5 "$timeout_s" "$dir/check_$suite" >"$log" 2>&1 </dev/null
         rc=$?
         line=$(grep -E "^suite $suite: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$" "$log" | tail -n1)
@@ -170,6 +184,7 @@ grade_one() {
         fi
         read -r p f s < <(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3/' <<<"$line")
         r_passed=$((r_passed + p)) r_failed=$((r_failed + f)) r_skipped=$((r_skipped + s))
+        grep -E "^[^:]+:[0-9]+:[PFE]:" "$log" | awk -F: -v s="$suite" '{ print s ":" $5 ":" $6, $3 }' >>"$dir/results.txt"
         # Check catches a crash or an endless loop inside one test (each runs
         # in its own process) and reports it as an error; say which.
         grep -q 'Test timeout expired' "$log" && r_status="timeout in a test"
@@ -188,17 +203,31 @@ for cfile in $(ls "$exdir"/*/exercise.conf 2>/dev/null | LC_ALL=C sort); do
     found=1
     pts=$(conf "$cfile" points); pts=${pts:-0}
     title=$(conf "$cfile" title)
-    grade_one "$id" "$cfile"
+    grade_one "$id" "$cfile" "$work/sub" student
+    # The same suites on the untouched starter: a test it already passes
+    # (an empty input, an error path) needs no code, so it earns nothing.
+    # Points go by the tests the starter fails: the ones with teeth.
+    s_passed=$r_passed s_failed=$r_failed s_skipped=$r_skipped s_status=$r_status s_log=$r_log
+    grade_one "$id" "$cfile" "$work/starter" starter >/dev/null 2>&1
+    r_passed=$s_passed r_failed=$s_failed r_skipped=$s_skipped r_status=$s_status r_log=$s_log
+    read -r teeth bit < <(awk 'FNR == NR { if ($2 != "P") teeth[$1] = 1; next }
+        ($1 in teeth) { t++; if ($2 == "P") b++ } END { print t + 0, b + 0 }' \
+        "$work/ex/$id/starter/results.txt" "$work/ex/$id/student/results.txt")
     ran=$((r_passed + r_failed))
     case $r_status in
     "compile error"|"link error"|"build error"|"timeout"|"crash"|"no file"|"no region"|"no suite"|"suite error"|"unsupported")
-        got=0; counted=1 ;;
+        got=0; counted=1; r_passed=0 r_failed=0 ;;
     *)
         if [ $ran -eq 0 ]; then
             got=0; counted=0; r_status="skipped"
             [ -n "$r_log" ] || r_log="every test was skipped on this machine (see the suite's skip reasons)"
-        else
+        elif [ "$teeth" -eq 0 ]; then
+            # No test fails the starter here: fall back to plain pass rate,
+            # and say so (grade-check fails on this).
             got=$(awk -v p="$pts" -v a="$r_passed" -v n="$ran" 'BEGIN { printf "%.1f", p * a / n }')
+            counted=1; r_status="no test fails the starter"
+        else
+            got=$(awk -v p="$pts" -v a="$bit" -v n="$teeth" 'BEGIN { printf "%.1f", p * a / n }')
             counted=1
             [ -n "$r_status" ] || { [ "$r_failed" -eq 0 ] && r_status="ok" || r_status="failing tests"; }
         fi ;;
@@ -209,7 +238,7 @@ for cfile in $(ls "$exdir"/*/exercise.conf 2>/dev/null | LC_ALL=C sort); do
     fi
     rows+=("$(printf '%-22s %7s %12s   %s' "$id" "$r_passed/$ran" "$(num "$got")/$pts" "$r_status")")
     [ -n "${r_log//[$'\n ']/}" ] && details+=("--- $id ($r_status)"$'\n'"$r_log")
-    json_rows+=("    {\"id\": $(json_str "$id"), \"title\": $(json_str "$title"), \"passed\": $r_passed, \"failed\": $r_failed, \"skipped\": $r_skipped, \"points\": $(num "$got"), \"max\": $pts, \"graded\": $([ $counted -eq 1 ] && echo true || echo false), \"status\": $(json_str "$r_status"), \"log\": $(json_str "$r_log")}")
+    json_rows+=("    {\"id\": $(json_str "$id"), \"title\": $(json_str "$title"), \"passed\": $r_passed, \"failed\": $r_failed, \"skipped\": $r_skipped, \"scored_tests\": $teeth, \"scored_passed\": $bit, \"points\": $(num "$got"), \"max\": $pts, \"graded\": $([ $counted -eq 1 ] && echo true || echo false), \"status\": $(json_str "$r_status"), \"log\": $(json_str "$r_log")}")
     case $r_status in
     ok) xml_rows+=("  <testcase classname=\"normlab\" name=\"$(xml_str "$id")\"/>") ;;
     skipped) xml_rows+=("  <testcase classname=\"normlab\" name=\"$(xml_str "$id")\"><skipped message=\"$(xml_str "$r_log")\"/></testcase>") ;;
@@ -238,5 +267,5 @@ for d in "${details[@]}"; do printf '%s\n' "$d"; done
 [ ${#details[@]} -gt 0 ] && echo
 printf '%-22s %7s %12s   %s\n' exercise tests points status
 printf '%s\n' "${rows[@]}"
-echo "results: $out/$name.json, $out/$name.xml"
+echo "points count the tests an untouched starter fails; results: $out/$name.json, $out/$name.xml"
 echo "Score: $total_fmt/$max"

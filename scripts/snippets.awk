@@ -24,8 +24,11 @@ function marker(line,    m) {
         return 0
     M_INDENT = line; sub(/[^ \t].*$/, "", M_INDENT)
     m = line
+    block = (m ~ /^[ \t]*\/\*/)
     sub(/^[ \t]*(\/\/|\/\*|#)[ \t]*@/, "", m)
-    sub(/[ \t]*\*\/[ \t]*$/, "", m)
+    # Only a /* marker */ ends in a comment closer of its own; a // @stub
+    # line may end in a comment that belongs to the stub code.
+    if (block) sub(/[ \t]*\*\/[ \t]*$/, "", m)
     M_KIND = m; sub(/[ \t].*$/, "", M_KIND)
     M_ARG = m; sub(/^[^ \t]*[ \t]*/, "", M_ARG)
     if (M_KIND != "stub") sub(/[ \t]+$/, "", M_ARG)
