@@ -4,7 +4,7 @@
 
 ## exercises — regenerate exercises/NN-slug/<file> from the @exercise regions in code/
 exercises:
-	@scripts/exercises.sh generate exercises code
+	@PROTECT_EDITS=$(if $(FORCE),,1) scripts/exercises.sh generate exercises code
 
 ## exercises-check — fail when exercises/ is stale (also part of make test, suite course)
 exercises-check:

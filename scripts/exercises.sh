@@ -15,9 +15,9 @@ set -eu
 here=$(dirname "$0")
 
 list() {
-    code=${1:-code}
+    l_code=${1:-code}
     # shellcheck disable=SC2046
-    files=$(find "$code" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cl' \) | LC_ALL=C sort)
+    files=$(find "$l_code" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cl' \) | LC_ALL=C sort)
     [ -n "$files" ] || return 0
     # shellcheck disable=SC2086
     awk -v mode=list -f "$here/snippets.awk" $files |
@@ -27,16 +27,24 @@ list() {
 }
 
 generate() {
-    out=$1 code=$2
-    pairs=$(list "$code") || exit 1
+    g_out=$1 g_code=$2
+    pairs=$(list "$g_code") || exit 1
     printf '%s\n' "$pairs" | awk 'NF { split($2, p, "/"); b = p[length(p)]; k = $1 "/" b
         if (k in seen) { printf "exercise %s: %s and %s share the name %s\n", $1, seen[k], $2, b > "/dev/stderr"; bad = 1 }
         seen[k] = $2 } END { exit bad }' || exit 1
     printf '%s\n' "$pairs" | while read -r id file; do
         [ -n "$id" ] || continue
-        mkdir -p "$out/$id"
-        awk -v mode=starter -f "$here/snippets.awk" "$file" > "$out/$id/$(basename "$file").tmp"
-        mv "$out/$id/$(basename "$file").tmp" "$out/$id/$(basename "$file")"
+        mkdir -p "$g_out/$id"
+        new=$g_out/$id/$(basename "$file")
+        awk -v mode=starter -f "$here/snippets.awk" "$file" > "$new.tmp"
+        # `make exercises` must not eat a student's work: a starter that
+        # differs from both the new one and the committed one was edited.
+        if [ -n "${PROTECT_EDITS:-}" ] && [ -f "$new" ] && ! cmp -s "$new" "$new.tmp" &&
+           ! { git cat-file -e "HEAD:$new" 2>/dev/null && git show "HEAD:$new" | cmp -s "$new" -; }; then
+            echo "exercises: $new has edits of yours; kept it (FORCE=1 overwrites)" >&2
+            rm -f "$new.tmp"; continue
+        fi
+        mv "$new.tmp" "$new"
     done
 }
 
@@ -56,6 +64,17 @@ check)
         if [ ! -f "$out/$f" ]; then
             echo "stale: $out/$f is missing (run: make exercises)"; status=1
         elif ! cmp -s "$tmp/$f" "$out/$f"; then
+            # A student's edits are not staleness: what must match the
+            # source is the starter git has, when there is one.
+            if git cat-file -e "HEAD:$out/$f" 2>/dev/null &&
+               git show "HEAD:$out/$f" | cmp -s "$tmp/$f" -; then
+                echo "note: $out/$f is edited here; the committed starter is current"
+                continue
+            fi
+            if ! git rev-parse --git-dir >/dev/null 2>&1; then
+                echo "note: $out/$f differs from the source region; without git history an edit cannot be told from staleness"
+                continue
+            fi
             echo "stale: $out/$f differs from its source region (run: make exercises)"
             diff -u "$out/$f" "$tmp/$f" | sed -n '1,20p' | sed 's/^/    /'
             status=1
