@@ -41,9 +41,10 @@ mkdir -p "$tmp/check" && tar -xzf "$out" -C "$tmp/check"
         awk -v id="$id" '$1 == "exercise" && $2 == id { n += $5 - $4 + 1 } END { print n + 0 }')
     regions=$(awk -v mode=list -f "$here/snippets.awk" "$tmp/check/normlab/$file" |
         awk -v id="$id" '$1 == "exercise" && $2 == id' | wc -l)
-    # Each region may hold only its TODO line and its @stub lines.
+    # Each region may hold only its TODO line, and its @stub lines each
+    # followed by their code.
     stubs=$(grep -c '@stub' "$tmp/check/normlab/$file" || true)
-    if [ "$lines" -ne $((regions + stubs)) ]; then
+    if [ "$lines" -ne $((regions + 2 * stubs)) ]; then
         echo "handout: $file still holds code of exercise $id" >&2; rm -f "$out"; exit 1
     fi
 done

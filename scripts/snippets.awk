@@ -65,7 +65,9 @@ FNR == 1 { if (NR > 1) close_file(); prevfile = FILENAME }
     if (is_marker && M_KIND == "stub") {
         if (!in_ex) { fail("@stub outside an @exercise region"); next }
         if (mode == "starter") print M_INDENT M_ARG
-        if (mode == "handout") print
+        # The handout keeps the marker (so the starter regenerates) and the
+        # stub code (so the file compiles and behaves as the starter does).
+        if (mode == "handout") { print; print M_INDENT M_ARG }
         next
     }
     if (is_marker && M_KIND == "end") {
