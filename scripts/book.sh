@@ -11,7 +11,7 @@ set -eu
 fmt=${1:?usage: book.sh pdf|html OUT [--solutions]}
 out=${2:?usage: book.sh pdf|html OUT [--solutions]}
 solutions=${3:-}
-work=build/book
+work=${BUILD:-build}/book
 mkdir -p "$work" "$(dirname "$out")"
 
 chapters=$(ls chapters/[0-9][0-9]-*.md 2>/dev/null | LC_ALL=C sort)
@@ -31,12 +31,12 @@ conf() { awk -v k="$2" -F= '{ sub(/#.*/, "") } { key = $1; gsub(/[ \t]/, "", key
 # The first paragraph under "## Goal" of an exercise README (or, lacking
 # that heading, the first paragraph after the title), on one line.
 goal() {
-    awk '/^## / { if (ingoal) exit; ingoal = ($0 ~ /^## *Goal/); started = 0; next }
-         /^# / { title = 1; next }
-         (ingoal || (title && !seen_h2)) && NF { buf = buf (buf ? " " : "") $0; started = 1; next }
-         started && !NF { print buf; done = 1; exit }
-         /^## / { seen_h2 = 1 }
-         END { if (!done && buf) print buf }' "$1"
+    if grep -q '^## *Goal' "$1"; then start='^## *Goal'; else start='^# '; fi
+    awk -v start="$start" '$0 ~ start { on = 1; next }
+        on && /^#/ { exit }
+        on && NF { buf = buf (buf ? " " : "") $0; next }
+        on && buf && !NF { exit }
+        END { print buf }' "$1"
 }
 
 # {{key}} in a chapter becomes the value book-numbers printed for key; an
@@ -88,7 +88,7 @@ exercise_box() {   # exercise_box N: the markdown of chapter N's box, if any
 date=$(git log -1 --format=%cs 2>/dev/null || date +%F)
 common="--from=markdown+tex_math_dollars --metadata-file=book/metadata.yaml
   --lua-filter=book/snippets.lua --lua-filter=book/boxes.lua --toc --number-sections
-  --top-level-division=chapter --highlight-style=pygments --resource-path=.:chapters:build"
+  --top-level-division=chapter --highlight-style=pygments --resource-path=.:chapters:${BUILD:-build}"
 case $fmt in
 pdf)
     # shellcheck disable=SC2086
