@@ -45,7 +45,7 @@ local function pull(block)
     return {pandoc.RawBlock("latex", "\\snippetfile{\\texttt{" .. tex(file) .. "}}{" .. range .. "}"), code}
   end
   local head = pandoc.Para({pandoc.Code(file), pandoc.Str(", lines " .. first .. "–" .. last)})
-  return pandoc.Div({head, code}, pandoc.Attr("", {"listing"}, {}))
+  return {pandoc.Div({head, code}, pandoc.Attr("", {"listing"}, {}))}
 end
 
 -- A block ```{.text command="normlab ARGS"}``` shows the output of that
@@ -69,7 +69,7 @@ local function run(block)
   if is_latex then
     return {pandoc.RawBlock("latex", "\\snippetfile{\\texttt{" .. tex("$ " .. cmd) .. "}}{output of the run}"), code}
   end
-  return pandoc.Div({pandoc.Para({pandoc.Code("$ " .. cmd)}), code}, pandoc.Attr("", {"listing"}, {}))
+  return {pandoc.Div({pandoc.Para({pandoc.Code("$ " .. cmd)}), code}, pandoc.Attr("", {"listing"}, {}))}
 end
 
 local function expand(block)
