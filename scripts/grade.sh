@@ -52,7 +52,12 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$sub" ] || sub=$exdir
 [ -d "$sub" ] || { echo "grade: no submission folder $sub" >&2; exit 2; }
-[ -n "$name" ] || name=$(basename "$(cd "$sub" && pwd)")
+if [ -z "$name" ]; then
+    # Students hand in folders all called exercises/: name the result after
+    # the folder that holds it (alice/exercises -> alice).
+    abs=$(cd "$sub" && pwd); name=$(basename "$abs")
+    [ "$name" = exercises ] && [ "$abs" != "$(pwd)/exercises" ] && name=$(basename "$(dirname "$abs")")
+fi
 ex_filter=${ex_filter#exercises/}; ex_filter=${ex_filter%/}
 
 CC=${CC:-cc}
