@@ -3,7 +3,7 @@
 # same flags, so a student's file is built exactly like the one it replaces.
 
 GRADE_ENV = CC='$(CC)' GRADE_CFLAGS='$(ALL_CFLAGS)' GRADE_LDLIBS='$(LDLIBS)' \
-            GRADE_CHECK_LIBS='$(CHECK_LIBS)'
+            GRADE_CHECK_LIBS='$(CHECK_LIBS)' GRADE_LDFLAGS='$(LDFLAGS)'
 GRADE_ARGS = --build $(BUILD) $(if $(EX),--ex $(EX)) \
              $(if $(SUBMISSION),--submission $(SUBMISSION))
 

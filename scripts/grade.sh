@@ -29,7 +29,7 @@
 # summary, or one that runs past the time limit scores 0 for that exercise;
 # the others are still graded.
 #
-# Environment: CC, GRADE_CFLAGS, GRADE_LDLIBS, GRADE_CHECK_LIBS (mk/grade.mk
+# Environment: CC, GRADE_CFLAGS, GRADE_LDFLAGS, GRADE_LDLIBS, GRADE_CHECK_LIBS (mk/grade.mk
 # passes the Makefile's), GRADE_TIMEOUT (seconds per suite, default 120),
 # CK_DEFAULT_TIMEOUT (Check's per-test limit, default 20).
 set -u
@@ -169,7 +169,7 @@ grade_one() {
            ! "$CC" $cflags -Itests/harness -c "$srcfile" -o "$work/obj/check_$suite.o" >"$dir/suite.log" 2>&1; then
             r_status="suite error"; r_log=$(cat "$dir/suite.log"); return
         fi
-        if ! "$CC" -o "$dir/check_$suite" "$work/obj/check_$suite.o" "${harness_objs[@]}" \
+        if ! "$CC" ${GRADE_LDFLAGS:-} -o "$dir/check_$suite" "$work/obj/check_$suite.o" "${harness_objs[@]}" \
                 "$dir/libnormlab.a" $GRADE_CHECK_LIBS $GRADE_LDLIBS >"$dir/ld.log" 2>&1; then
             r_status="link error"; r_log=$(sed "s|$work/||g" "$dir/ld.log"); return
         fi
