@@ -4,7 +4,7 @@
 #   make test       build and run every Check suite (alias: make check)
 #   make help       every target
 #
-# Variables: CC=clang, SAN=1 (ASan+UBSan build in build-san/), WERROR=1,
+# Variables: CC=clang, SAN=1 (ASan+UBSan build in build-san/), WERROR=1, V=1,
 # BUILD=dir (out-of-tree build folder; default build/).
 # Areas add their own targets in mk/*.mk (book, grade, bench, ...).
 
@@ -86,20 +86,33 @@ DEPS_GROUPS := base $(if $(findstring clang,$(CC)),clang,)
 deps:
 	@scripts/deps.sh $(DEPS_GROUPS)
 
+# Quiet by default (one line per file); V=1 shows every command.
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-5s %s\n' $(1) $(2)
+endif
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(ISA_FLAGS) -MMD -MP -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ISA_FLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)$(AR) rcs $@ $^
 
 $(NORMLAB): $(CLI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(HARNESS_OBJ) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $< $(HARNESS_OBJ) $(LIB) $(CHECK_LIBS) $(LDLIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(HARNESS_OBJ) $(LIB) $(CHECK_LIBS) $(LDLIBS)
 
 $(BUILD)/obj/tests/%.o: ALL_CFLAGS += -Itests/harness
 

@@ -179,6 +179,78 @@ int nl_seed_experiment(nl_sum_method inside, nl_sum_method measure,
 /* ---------------------------------------------------------- config.json */
 /* (section owned by the config reader; see code/config/) */
 
+/* The shape of one norm layer: which norm, and which learnable vectors it
+ * carries.  weight_offset marks an RMSNorm that scales by (1 + w) (Gemma):
+ * same parameter count, different initial value. */
+typedef struct {
+    nl_norm norm;
+    int     weight;         /* has a learnable scale (gamma) */
+    int     bias;           /* has a learnable shift (beta); RMSNorm never does */
+    int     weight_offset;  /* scales by (1 + weight) */
+} nl_norm_shape;
+
+/* `count` norm layers of width `width` (e.g. 2L norms of hidden_size, or
+ * 2L QK-norms of head_dim). */
+typedef struct {
+    size_t count, width;
+    int    nobias;      /* 1: these norms have no bias even where the model's others do */
+    const char *what;   /* "blocks", "final", "q_norm+k_norm", ... */
+} nl_norm_group;
+
+/* Learnable parameters of one norm layer of this shape and width. */
+size_t nl_norm_layer_params(nl_norm_shape shape, size_t width);
+/* Learnable parameters of all the model's norm layers. */
+size_t nl_norm_total_params(nl_norm_shape shape, const nl_norm_group *groups, size_t n);
+/* What RMSNorm saves over LayerNorm at these norm positions: the bias
+ * vectors the LayerNorm version of the model has and the RMSNorm version
+ * has not (0 where the model's norms carry no weight, or a LayerNorm
+ * without bias: there is nothing left to save). */
+size_t nl_norm_params_saved(nl_norm_shape shape, const nl_norm_group *groups, size_t n);
+
+#define NL_CONFIG_MAX_GROUPS 8
+
+/* What one config.json says about the model's norms.  Strings are
+ * NUL-terminated copies; eps_key is a dotted path ("text_config.rms_norm_eps"),
+ * empty when the file has no eps and the architecture's default is used. */
+typedef struct {
+    char   file[256];
+    char   model_type[64];       /* the language model's model_type ("" if none) */
+    const char *family;          /* family label from the table ("Llama", ...) */
+    const char *source;          /* the reference modeling file it was checked against */
+    int    guessed;              /* 1: unknown model_type, kind guessed from keys */
+    nl_norm_shape shape;
+    double eps;
+    char   eps_key[128];
+    int    eps_is_default;       /* 1: no eps key; eps is the code's default */
+    size_t hidden_size;
+    char   hidden_key[64];
+    size_t num_layers;
+    char   layers_key[64];
+    size_t norms_per_layer;      /* norm layers in one block (all widths) */
+    size_t norm_layers;          /* norm layers in the whole model */
+    size_t norm_params;
+    size_t params_saved;
+    size_t model_params;         /* whole model, 0 when not computed for this family */
+    nl_norm_group groups[NL_CONFIG_MAX_GROUPS];
+    size_t ngroups;
+    char   note[160];            /* how the count was made ("parallel block: 1 norm") */
+} nl_config;
+
+/* Reads a config.json as Python's json module writes it (NaN, Infinity and
+ * -Infinity included).  `name` labels messages.  Returns NL_OK, or NL_EARG
+ * with nl_last_error() naming the file, the key and the problem. */
+int nl_config_parse(const char *text, size_t len, const char *name, nl_config *out);
+/* Same, from a file (NL_EARG also when it cannot be read). */
+int nl_config_read(const char *path, nl_config *out);
+
+/* Python's JSON dialect -> strict JSON: NaN, Infinity and -Infinity outside
+ * strings become values cJSON reads (see json_python.c).  Returns a
+ * malloc'd NUL-terminated buffer (length in *out_len) or NULL. */
+char *nl_json_from_python(const char *text, size_t len, size_t *out_len);
+
+/* The eps key names this reader knows, NULL-terminated, in search order. */
+const char *const *nl_eps_key_names(void);
+
 /* --------------------------------------------------------------- OpenCL */
 /* (section owned by the OpenCL host code; see code/opencl/) */
 
