@@ -26,6 +26,32 @@ local function chapter_label(path)
   return path
 end
 
+-- Listings are not wrapped, so a wide one gets a smaller font: the text
+-- width holds about 85 columns at \small, 94 at \footnotesize, 106 at
+-- \scriptsize and 121 at \tiny (11 pt body, A4, 2.6 cm margins).
+local sizes = {{85, "\\small"}, {94, "\\footnotesize"}, {106, "\\scriptsize"}, {121, "\\tiny"}}
+local function fitted(blocks, text, what)
+  if not is_latex then return blocks end
+  local width = 0
+  for line in (text .. "\n"):gmatch("(.-)\n") do
+    local n = utf8.len(line) or #line
+    if n > width then width = n end
+  end
+  local size = nil
+  for _, s in ipairs(sizes) do
+    if width <= s[1] then size = s[2]; break end
+  end
+  if not size then
+    io.stderr:write("book: " .. chapter_label(source) .. ": " .. what .. " is " .. width ..
+                    " columns wide; the page holds 121 even in \\tiny\n")
+    size = "\\tiny"
+  end
+  if size == "\\small" then return blocks end
+  table.insert(blocks, 1, pandoc.RawBlock("latex", "\\renewcommand{\\listingsize}{" .. size .. "}"))
+  table.insert(blocks, pandoc.RawBlock("latex", "\\renewcommand{\\listingsize}{\\small}"))
+  return blocks
+end
+
 local function pull(block)
   local name = block.attributes["snippet"]
   if not name then return nil end
@@ -42,7 +68,7 @@ local function pull(block)
   local code = pandoc.CodeBlock(body, pandoc.Attr("", classes, {}))
   local range = "lines " .. first .. "--" .. last
   if is_latex then
-    return {pandoc.RawBlock("latex", "\\snippetfile{\\texttt{" .. tex(file) .. "}}{" .. range .. "}"), code}
+    return fitted({pandoc.RawBlock("latex", "\\snippetfile{\\texttt{" .. tex(file) .. "}}{" .. range .. "}"), code}, body, "snippet " .. name)
   end
   local head = pandoc.Para({pandoc.Code(file), pandoc.Str(", lines " .. first .. "–" .. last)})
   return {pandoc.Div({head, code}, pandoc.Attr("", {"listing"}, {}))}
@@ -67,7 +93,7 @@ local function run(block)
   out = out:gsub("\n+$", "")
   local code = pandoc.CodeBlock(out, pandoc.Attr("", {"text"}, {}))
   if is_latex then
-    return {pandoc.RawBlock("latex", "\\snippetfile{\\texttt{" .. tex("$ " .. cmd) .. "}}{output of the run}"), code}
+    return fitted({pandoc.RawBlock("latex", "\\snippetfile{\\texttt{" .. tex("$ " .. cmd) .. "}}{output of the run}"), code}, out, "the output of " .. cmd)
   end
   return {pandoc.Div({pandoc.Para({pandoc.Code("$ " .. cmd)}), code}, pandoc.Attr("", {"listing"}, {}))}
 end
