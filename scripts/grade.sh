@@ -83,6 +83,13 @@ lib_objs=()
 while read -r src; do
     [ -f "$build/obj/${src%.c}.o" ] && lib_objs+=("$build/obj/${src%.c}.o")
 done < <(find code -name '*.c' ! -path 'code/cli/*' | LC_ALL=C sort)
+# Objects generated into the library from elsewhere (the OpenCL kernels
+# embedded as C strings, in $(BUILD)/obj/gen/): every object of the build
+# that is neither a code/ source's, the CLI's, a test's nor a script's.
+while read -r o; do
+    lib_objs+=("$o")
+done < <(find "$build/obj" -name '*.o' ! -path "$build/obj/code/*" ! -path "$build/obj/tests/*" \
+             ! -path "$build/obj/scripts/*" 2>/dev/null | LC_ALL=C sort)
 [ ${#lib_objs[@]} -gt 0 ] || { echo "grade: no library objects in $build/obj; run make build first" >&2; exit 2; }
 
 isa_flags() {   # the Makefile's per-ISA flags, by file name
@@ -160,6 +167,13 @@ grade_one() {
     ar rcs "$dir/libnormlab.a" "${objs[@]}" 2>"$dir/ar.log" ||
         { r_status="build error"; r_log=$(cat "$dir/ar.log"); return; }
 
+    # The same layout as the build folder: suites in tests/, and beside it a
+    # normlab program linked with this library, for tests that run it.
+    mkdir -p "$dir/tests"
+    local cli_objs=()
+    while read -r o; do cli_objs+=("$o"); done < <(find "$build/obj/code/cli" -name '*.o' 2>/dev/null | LC_ALL=C sort)
+    [ ${#cli_objs[@]} -gt 0 ] &&
+        "$CC" ${GRADE_LDFLAGS:-} -o "$dir/normlab" "${cli_objs[@]}" "$dir/libnormlab.a" $GRADE_LDLIBS >/dev/null 2>&1
     local suite srcfile log rc line p f s impls
     impls=$(conf "$cfile" impls)
     for suite in $(conf "$cfile" suite | tr ',' ' '); do
@@ -169,13 +183,13 @@ grade_one() {
            ! "$CC" $cflags -Itests/harness -c "$srcfile" -o "$work/obj/check_$suite.o" >"$dir/suite.log" 2>&1; then
             r_status="suite error"; r_log=$(cat "$dir/suite.log"); return
         fi
-        if ! "$CC" ${GRADE_LDFLAGS:-} -o "$dir/check_$suite" "$work/obj/check_$suite.o" "${harness_objs[@]}" \
+        if ! "$CC" ${GRADE_LDFLAGS:-} -o "$dir/tests/check_$suite" "$work/obj/check_$suite.o" "${harness_objs[@]}" \
                 "$dir/libnormlab.a" $GRADE_CHECK_LIBS $GRADE_LDLIBS >"$dir/ld.log" 2>&1; then
             r_status="link error"; r_log=$(sed "s|$work/||g" "$dir/ld.log"); return
         fi
         log=$dir/run-$suite.log
-        CK_VERBOSITY=verbose NL_SUITE_NAME=$suite NL_IMPLS=$impls ${cl_dir:+NORMLAB_CL_KERNELS=$cl_dir} \
-            timeout -k 5 "$timeout_s" "$dir/check_$suite" >"$log" 2>&1 </dev/null
+        env CK_VERBOSITY=verbose NL_SUITE_NAME="$suite" NL_IMPLS="$impls" ${cl_dir:+NORMLAB_CL_KERNELS="$cl_dir"} \
+            timeout -k 5 "$timeout_s" "$dir/tests/check_$suite" >"$log" 2>&1 </dev/null
         rc=$?
         line=$(grep -E "^suite $suite: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$" "$log" | tail -n1)
         if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
