@@ -61,6 +61,7 @@ check)
             status=1
         done
     done
+    [ $status -eq 0 ] && echo "snippets: every snippet named in $# documents exists"
     exit $status
     ;;
 unused)
