@@ -1,8 +1,9 @@
 /* check_course.c — the course's derived files agree with the code:
  * every snippet a chapter or solution names exists (and removing one is
  * caught by name), the exercise starters are what the marked regions
- * generate, and the README's course map is current. Each test runs one of
- * the shell tools from scripts/ and shows its output when it fails. */
+ * generate, the README's course map is current, and the handout holds no
+ * solution. Each test runs one of the shell tools from scripts/ and shows
+ * its output when it fails. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,16 @@ START_TEST(course_map_is_current)
 }
 END_TEST
 
+START_TEST(handout_holds_no_solution)
+{
+    NEED_ROOT();
+    /* The script checks its own tarball: no solutions/, and every exercise
+     * region in code/ reduced to its TODO and stub. */
+    expect_ok("t=$(mktemp -d) && scripts/exercises-handout.sh \"$t/h.tar.gz\"; s=$?; rm -rf \"$t\"; exit $s",
+              "make handout", "The handout must leave out solutions/ and the answers in code/.");
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("course");
@@ -102,6 +113,7 @@ Suite *nl_suite(void)
     tcase_add_test(tc, removing_a_snippet_marker_is_caught_by_name);
     tcase_add_test(tc, exercise_starters_are_current);
     tcase_add_test(tc, course_map_is_current);
+    tcase_add_test(tc, handout_holds_no_solution);
     suite_add_tcase(s, tc);
     return s;
 }
