@@ -36,7 +36,7 @@ goal() {
         on && /^#/ { exit }
         on && NF { buf = buf (buf ? " " : "") $0; next }
         on && buf && !NF { exit }
-        END { print buf }' "$1"
+        END { sub(/^\*\*Goal[.:]?\*\*[.:]? */, "", buf); print buf }' "$1"
 }
 
 # {{key}} in a chapter becomes the value book-numbers printed for key; an
