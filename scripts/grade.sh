@@ -218,7 +218,9 @@ grade_one() {
 found=0
 for cfile in $(ls "$exdir"/*/exercise.conf 2>/dev/null | LC_ALL=C sort); do
     id=$(basename "$(dirname "$cfile")")
-    if [ -n "$ex_filter" ] && [ "$id" != "$ex_filter" ] && [ "${id%%-*}" != "$ex_filter" ]; then continue; fi
+    # EX=03, EX=3 and EX=03-welford all name exercise 03-welford.
+    if [ -n "$ex_filter" ] && [ "$id" != "$ex_filter" ] && [ "${id%%-*}" != "$ex_filter" ] &&
+       ! { [ "$ex_filter" -eq "$((10#${id%%-*}))" ] 2>/dev/null; }; then continue; fi
     found=1
     pts=$(conf "$cfile" points); pts=${pts:-0}
     title=$(conf "$cfile" title)
