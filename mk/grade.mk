@@ -19,7 +19,7 @@ grade-only: $(LIB)
 grade-check: $(LIB)
 	@$(GRADE_ENV) scripts/grade-check.sh --build $(BUILD)
 
-## grade-selftest — CI: the grader on broken submissions (no compile, endless loop, crash, missing file, read-only)
+## grade-selftest — CI: the grader on broken submissions (no compile, endless loop or output, crash, missing file, partial answer; submission left untouched)
 grade-selftest: $(LIB)
 	@$(GRADE_ENV) tests/grader/run.sh
 

@@ -189,11 +189,18 @@ grade_one() {
         fi
         log=$dir/run-$suite.log
         env CK_VERBOSITY=verbose NL_SUITE_NAME="$suite" NL_IMPLS="$impls" ${cl_dir:+NORMLAB_CL_KERNELS="$cl_dir"} \
-            timeout -k 5 "$timeout_s" "$dir/tests/check_$suite" >"$log" 2>&1 </dev/null
-        rc=$?
+            timeout -k 5 "$timeout_s" "$dir/tests/check_$suite" 2>&1 </dev/null | head -c 8000000 >"$log"
+        # A test that prints without end is cut off at 8 MB (it then dies of
+        # SIGPIPE, reported as a crash) instead of filling the disk.
+        rc=${PIPESTATUS[0]}
         line=$(grep -E "^suite $suite: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$" "$log" | tail -n1)
         if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
             r_status="timeout"; r_log="suite $suite ran past ${timeout_s} s and was stopped: an endless loop?"; r_passed=0; return
+        fi
+        if [ "$(wc -c <"$log")" -ge 8000000 ]; then
+            r_status="output limit"; r_passed=0
+            r_log="suite $suite printed more than 8 MB and was stopped: a print in an endless loop?"
+            r_log+=$'\n'$(head -n 5 "$log"); return
         fi
         if [ -z "$line" ]; then
             r_status="crash"
@@ -236,7 +243,7 @@ for cfile in $(ls "$exdir"/*/exercise.conf 2>/dev/null | LC_ALL=C sort); do
         "$work/ex/$id/starter/results.txt" "$work/ex/$id/student/results.txt")
     ran=$((r_passed + r_failed))
     case $r_status in
-    "compile error"|"link error"|"build error"|"timeout"|"crash"|"no file"|"no region"|"no suite"|"suite error"|"unsupported")
+    "compile error"|"link error"|"build error"|"timeout"|"crash"|"output limit"|"no file"|"no region"|"no suite"|"suite error"|"unsupported")
         got=0; counted=1; r_passed=0 r_failed=0 ;;
     *)
         if [ $ran -eq 0 ]; then
