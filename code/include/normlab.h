@@ -259,6 +259,35 @@ const char *nl_opencl_unavailable(void);
 /* `normlab bench --opencl ...`: the OpenCL benchmark (argv as given to bench). */
 int nl_cl_bench_main(int argc, char **argv);
 
+/* Releases every OpenCL object normlab holds (context, queue, programs,
+ * buffers); the next call starts afresh.  Also runs at exit. */
+void nl_opencl_shutdown(void);
+/* The name of an OpenCL status code: -5 -> "CL_OUT_OF_RESOURCES". */
+const char *nl_cl_error_name(int code);
+
+typedef struct {
+    char platform[128];
+    char name[128];
+    char version[128];
+    char type[16];                  /* "GPU", "CPU", "accelerator", "other" */
+    int is_gpu;
+    unsigned compute_units;
+    unsigned long long global_mem_bytes;
+    size_t max_work_group;
+} nl_cl_device_info;
+/* Every device of every platform, numbered as `normlab devices` shows
+ * them; fills out[0..min(count, max)).  Returns the count, or a negative
+ * NL_E* code with nl_last_error() saying why (no platform at all). */
+int nl_opencl_devices(nl_cl_device_info *out, int max);
+/* The number of the device `spec` selects: an index ("1") or a
+ * case-insensitive substring of the device or platform name ("nvidia").
+ * NULL means: the device given to nl_opencl_use, else $NORMLAB_CL_DEVICE,
+ * else the first GPU, else device 0.  Negative NL_E* code if none fits. */
+int nl_opencl_pick(const char *spec);
+/* Use `spec` (as in nl_opencl_pick; NULL to forget) for every following
+ * OpenCL call, outranking $NORMLAB_CL_DEVICE. */
+int nl_opencl_use(const char *spec);
+
 #ifdef __cplusplus
 }
 #endif
