@@ -534,6 +534,10 @@ Suite *nl_suite(void)
 {
     Suite *s = suite_create("bench");
     TCase *tc = tcase_create("plumbing");
+    /* Two cases run real (tiny) timing loops with threaded copies; on a
+     * loaded machine a descheduled OpenMP thread stalls them for a while.
+     * The limit is there to catch a hang, not to judge speed. */
+    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, copy_kernels_copy_exactly);
     tcase_add_test(tc, copy_kinds_have_names);
     tcase_add_test(tc, csv_header_lists_the_promised_columns);
