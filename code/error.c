@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static _Thread_local char last_error[512];
+static _Thread_local char last_error[4096]; /* room for a kernel build log */
 
 const char *nl_last_error(void) { return last_error; }
 

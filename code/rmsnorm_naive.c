@@ -1,6 +1,11 @@
 /* rmsnorm_naive.c — RMSNorm straight from the formula, in float.
  * LayerNorm with one step taken out: no mean, so no re-centring and no
- * beta. Two passes per row instead of three. */
+ * beta. Two passes per row instead of three.
+ *
+ * Range: |x| ~ 1e20 is out of range. x*x overflows float, the mean square
+ * becomes inf, 1/sqrt(inf) is 0, and every output of the row is exactly 0:
+ * visibly dead, never a plausible number. rmsnorm_fused handles that
+ * range by summing in double. */
 #include "normlab.h"
 
 #include <math.h>

@@ -1,12 +1,59 @@
-/* devices.c — placeholder until its issue lands. */
+/* devices.c — `normlab devices`: the OpenCL devices this machine offers,
+ * numbered as NORMLAB_CL_DEVICE and --device count them, with the one
+ * normlab would use marked. */
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
+#include "normlab.h"
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+            "usage: normlab devices [--device SPEC]\n\n"
+            "Lists every OpenCL platform and device and marks with '*' the one normlab\n"
+            "uses. SPEC (or the environment variable NORMLAB_CL_DEVICE) is a device\n"
+            "number or part of a device or platform name, case-insensitive; without\n"
+            "either, normlab takes the first GPU, else device 0.\n"
+            "Exits 1 when there is no OpenCL platform or SPEC matches no device.\n");
+}
 
 int cmd_devices(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "normlab devices: not built yet\n");
-    return 2;
+    const char *spec = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+            spec = argv[++i];
+        } else {
+            fprintf(stderr, "normlab devices: unknown argument '%s' (try --help)\n", argv[i]);
+            return 2;
+        }
+    }
+
+    enum { MAX = 64 };
+    nl_cl_device_info dev[MAX];
+    int n = nl_opencl_devices(dev, MAX);
+    if (n < 0) {
+        fprintf(stderr, "normlab devices: %s\n", nl_last_error());
+        return 1;
+    }
+    int chosen = nl_opencl_pick(spec);
+    const char *last_platform = "";
+    for (int i = 0; i < n && i < MAX; i++) {
+        if (strcmp(dev[i].platform, last_platform) != 0)
+            printf("platform: %s\n", last_platform = dev[i].platform);
+        printf(" %c %2d  %-4s %s\n", i == chosen ? '*' : ' ', i, dev[i].type, dev[i].name);
+        printf("        %s; %u compute units, %.1f GiB, work-groups up to %zu\n",
+               dev[i].version, dev[i].compute_units,
+               (double)dev[i].global_mem_bytes / (1024.0 * 1024.0 * 1024.0),
+               dev[i].max_work_group);
+    }
+    if (chosen < 0) {
+        fprintf(stderr, "normlab devices: %s\n", nl_last_error());
+        return 1;
+    }
+    return 0;
 }

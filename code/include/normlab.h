@@ -127,8 +127,129 @@ typedef struct { double median, min, max, p10, p90; size_t n; } nl_stats;
 /* Sorts samples[0..n) in place; n >= 1. */
 nl_stats nl_summarize(double *samples, size_t n);
 
+/* ------------------------------------------- python-compatible random */
+/* (section owned by code/pyrandom.c, code/summation.c, code/seed_experiment.c) */
+
+/* Python's `random` module, bit for bit: the Mersenne Twister MT19937 seeded
+ * as random.seed(n) seeds it, random.random() and random.gauss(mu, sigma)
+ * with its cached second value. The seed article's numbers come from
+ * Python; drawing the same numbers in C lets the course reproduce them
+ * digit for digit instead of "roughly". */
+typedef struct {
+    uint32_t mt[624];
+    size_t   index;       /* next word of mt to temper; 624 = regenerate */
+    int      have_gauss;  /* gauss() has a second value waiting */
+    double   gauss_next;
+} nl_pyrandom;
+
+/* random.seed(n) for an integer 0 <= n < 2^64. */
+void nl_pyrandom_seed(nl_pyrandom *r, uint64_t n);
+/* The general form: init_by_array over 32-bit words, least significant
+ * first (random.seed(n) passes n's words; n == 0 passes one zero word). */
+void nl_pyrandom_seed_words(nl_pyrandom *r, const uint32_t *key, size_t nwords);
+uint32_t nl_pyrandom_u32(nl_pyrandom *r);                    /* getrandbits(32) */
+double   nl_pyrandom_random(nl_pyrandom *r);                 /* random(): [0, 1), 53 bits */
+double   nl_pyrandom_gauss(nl_pyrandom *r, double mu, double sigma); /* gauss(mu, sigma) */
+
+/* How a sum of doubles is taken. The seed experiment's LayerNorm figure is
+ * rounding noise whose value depends on exactly this. */
+typedef enum {
+    NL_SUM_LEFT = 0,     /* left to right: Python <= 3.11's sum(), a plain C loop */
+    NL_SUM_NEUMAIER = 1, /* Neumaier-compensated: Python >= 3.12's sum() of floats */
+    NL_SUM_EXACT = 2,    /* the exact sum, rounded once: like math.fsum() */
+} nl_sum_method;
+double nl_sum(const double *v, size_t n, nl_sum_method how);
+
+/* The seed article's experiment: random.seed(7); 512 tokens of D = 1024
+ * values drawn with gauss(0, 3); LayerNorm (w = 1, b = 0) and RMSNorm
+ * (w = 1), eps = 1e-6, all in double as the article's Python does.
+ * Each figure is the article's "mean per token": the largest |mean| over
+ * the 512 tokens. `inside` sums inside the two norms (mean, variance,
+ * mean square); `measure` sums for the figures themselves. */
+enum { NL_SEED_TOKENS = 512, NL_SEED_D = 1024 };
+typedef struct {
+    double input;      /* of x itself; the article printed 0.268950 */
+    double layernorm;  /* of LayerNorm(x): rounding noise around 0 */
+    double rmsnorm;    /* of RMSNorm(x); the article printed 0.087061 */
+} nl_seed_figures;
+/* Returns NL_OK (it needs no allocation; int for the library's convention). */
+int nl_seed_experiment(nl_sum_method inside, nl_sum_method measure,
+                       nl_seed_figures *out);
+
 /* ---------------------------------------------------------- config.json */
 /* (section owned by the config reader; see code/config/) */
+
+/* The shape of one norm layer: which norm, and which learnable vectors it
+ * carries.  weight_offset marks an RMSNorm that scales by (1 + w) (Gemma):
+ * same parameter count, different initial value. */
+typedef struct {
+    nl_norm norm;
+    int     weight;         /* has a learnable scale (gamma) */
+    int     bias;           /* has a learnable shift (beta); RMSNorm never does */
+    int     weight_offset;  /* scales by (1 + weight) */
+} nl_norm_shape;
+
+/* `count` norm layers of width `width` (e.g. 2L norms of hidden_size, or
+ * 2L QK-norms of head_dim). */
+typedef struct {
+    size_t count, width;
+    int    nobias;      /* 1: these norms have no bias even where the model's others do */
+    const char *what;   /* "blocks", "final", "q_norm+k_norm", ... */
+} nl_norm_group;
+
+/* Learnable parameters of one norm layer of this shape and width. */
+size_t nl_norm_layer_params(nl_norm_shape shape, size_t width);
+/* Learnable parameters of all the model's norm layers. */
+size_t nl_norm_total_params(nl_norm_shape shape, const nl_norm_group *groups, size_t n);
+/* What RMSNorm saves over LayerNorm at these norm positions: the bias
+ * vectors the LayerNorm version of the model has and the RMSNorm version
+ * has not (0 where the model's norms carry no weight, or a LayerNorm
+ * without bias: there is nothing left to save). */
+size_t nl_norm_params_saved(nl_norm_shape shape, const nl_norm_group *groups, size_t n);
+
+#define NL_CONFIG_MAX_GROUPS 8
+
+/* What one config.json says about the model's norms.  Strings are
+ * NUL-terminated copies; eps_key is a dotted path ("text_config.rms_norm_eps"),
+ * empty when the file has no eps and the architecture's default is used. */
+typedef struct {
+    char   file[256];
+    char   model_type[64];       /* the language model's model_type ("" if none) */
+    const char *family;          /* family label from the table ("Llama", ...) */
+    const char *source;          /* the reference modeling file it was checked against */
+    int    guessed;              /* 1: unknown model_type, kind guessed from keys */
+    nl_norm_shape shape;
+    double eps;
+    char   eps_key[128];
+    int    eps_is_default;       /* 1: no eps key; eps is the code's default */
+    size_t hidden_size;
+    char   hidden_key[64];
+    size_t num_layers;
+    char   layers_key[64];
+    size_t norms_per_layer;      /* norm layers in one block (all widths) */
+    size_t norm_layers;          /* norm layers in the whole model */
+    size_t norm_params;
+    size_t params_saved;
+    size_t model_params;         /* whole model, 0 when not computed for this family */
+    nl_norm_group groups[NL_CONFIG_MAX_GROUPS];
+    size_t ngroups;
+    char   note[160];            /* how the count was made ("parallel block: 1 norm") */
+} nl_config;
+
+/* Reads a config.json as Python's json module writes it (NaN, Infinity and
+ * -Infinity included).  `name` labels messages.  Returns NL_OK, or NL_EARG
+ * with nl_last_error() naming the file, the key and the problem. */
+int nl_config_parse(const char *text, size_t len, const char *name, nl_config *out);
+/* Same, from a file (NL_EARG also when it cannot be read). */
+int nl_config_read(const char *path, nl_config *out);
+
+/* Python's JSON dialect -> strict JSON: NaN, Infinity and -Infinity outside
+ * strings become values cJSON reads (see json_python.c).  Returns a
+ * malloc'd NUL-terminated buffer (length in *out_len) or NULL. */
+char *nl_json_from_python(const char *text, size_t len, size_t *out_len);
+
+/* The eps key names this reader knows, NULL-terminated, in search order. */
+const char *const *nl_eps_key_names(void);
 
 /* --------------------------------------------------------------- OpenCL */
 /* (section owned by the OpenCL host code; see code/opencl/) */
@@ -137,6 +258,35 @@ nl_stats nl_summarize(double *samples, size_t n);
 const char *nl_opencl_unavailable(void);
 /* `normlab bench --opencl ...`: the OpenCL benchmark (argv as given to bench). */
 int nl_cl_bench_main(int argc, char **argv);
+
+/* Releases every OpenCL object normlab holds (context, queue, programs,
+ * buffers); the next call starts afresh.  Also runs at exit. */
+void nl_opencl_shutdown(void);
+/* The name of an OpenCL status code: -5 -> "CL_OUT_OF_RESOURCES". */
+const char *nl_cl_error_name(int code);
+
+typedef struct {
+    char platform[128];
+    char name[128];
+    char version[128];
+    char type[16];                  /* "GPU", "CPU", "accelerator", "other" */
+    int is_gpu;
+    unsigned compute_units;
+    unsigned long long global_mem_bytes;
+    size_t max_work_group;
+} nl_cl_device_info;
+/* Every device of every platform, numbered as `normlab devices` shows
+ * them; fills out[0..min(count, max)).  Returns the count, or a negative
+ * NL_E* code with nl_last_error() saying why (no platform at all). */
+int nl_opencl_devices(nl_cl_device_info *out, int max);
+/* The number of the device `spec` selects: an index ("1") or a
+ * case-insensitive substring of the device or platform name ("nvidia").
+ * NULL means: the device given to nl_opencl_use, else $NORMLAB_CL_DEVICE,
+ * else the first GPU, else device 0.  Negative NL_E* code if none fits. */
+int nl_opencl_pick(const char *spec);
+/* Use `spec` (as in nl_opencl_pick; NULL to forget) for every following
+ * OpenCL call, outranking $NORMLAB_CL_DEVICE. */
+int nl_opencl_use(const char *spec);
 
 #ifdef __cplusplus
 }

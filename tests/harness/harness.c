@@ -184,6 +184,12 @@ const nl_impl *nl_impl_at(size_t i)
     return NULL;
 }
 
+int nl_opencl_required(void)
+{
+    const char *v = getenv("NORMLAB_REQUIRE_OPENCL");
+    return v && strcmp(v, "1") == 0;
+}
+
 void nl_skip_reason(char *buf, size_t n, const char *impl, const char *why)
 {
     snprintf(buf, n, "%s (%s)", impl, why);

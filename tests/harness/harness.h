@@ -56,12 +56,40 @@ size_t nl_impl_count(void);
     do {                                                              \
         const char *why_ = nl_impl_unavailable(var);                  \
         if (why_) {                                                   \
+            if ((var->requires & NL_REQ_OPENCL) && nl_opencl_required()) \
+                ck_abort_msg("%s: NORMLAB_REQUIRE_OPENCL=1 but %s",   \
+                             var->name, why_);                        \
             char msg_[256];                                           \
             nl_skip_reason(msg_, sizeof msg_, var->name, why_);       \
             NL_SKIP(msg_);                                            \
         }                                                             \
     } while (0)
 const nl_impl *nl_impl_at(size_t i);
+/* NORMLAB_REQUIRE_OPENCL=1 (set in CI, where PoCL is installed): an
+ * OpenCL implementation that cannot run is a failure, not a skip. */
+int nl_opencl_required(void);
 void nl_skip_reason(char *buf, size_t n, const char *impl, const char *why);
+
+/* ------------------------------------------------ checks.c: shared checks */
+
+/* The eps every property suite uses unless a test says otherwise: the
+ * LayerNorm default of PyTorch, GPT-2 and most configs. */
+#define NL_TEST_EPS 1e-5f
+
+/* Fills p->ref with nl_reference for `norm` on p's x, gamma and beta. */
+void nl_problem_reference(nl_problem *p, nl_norm norm, float eps);
+
+/* Non-trivial gamma (around 1) and beta (around 0), so that a kernel that
+ * forgets one of them, or indexes it by row, is caught. */
+void nl_fill_params(nl_problem *p, uint64_t seed);
+
+/* The worst |y - ref| and where it is; a NaN y where ref is a number is
+ * the worst of all (err = NaN). */
+typedef struct { double err; size_t row, col; double got, want; } nl_err_at;
+nl_err_at nl_worst_err(const nl_problem *p);
+
+/* Mean, variance and mean square of n floats, summed in double. */
+typedef struct { double mean, var, ms; } nl_row_stats;
+nl_row_stats nl_stats_of(const float *v, size_t n);
 
 #endif

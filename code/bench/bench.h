@@ -1,0 +1,118 @@
+/* bench.h — the pieces of `normlab bench` that tests can reach: the copy
+ * roofs, shape parsing, the CSV writer and the oneDNN peer.  The command
+ * itself (code/cli/bench.c) only strings them together. */
+#ifndef NL_BENCH_H
+#define NL_BENCH_H
+
+#include <stdio.h>
+#include <stddef.h>
+
+#include "normlab.h"
+
+/* ------------------------------------------------------------ copy roofs */
+
+/* A norm reads every input float once and writes every output float once,
+ * so no implementation can beat a copy of the same bytes on the same
+ * threads.  Each roof copies n floats from src to dst with the current
+ * OpenMP thread count, every thread taking one contiguous slice. */
+typedef enum {
+    NL_COPY_MEMCPY = 0, /* libc memcpy per slice: whatever the C library does best */
+    NL_COPY_LOOP,       /* plain load/store loop, as a norm's output loop is written */
+    NL_COPY_STREAM,     /* non-temporal stores (x86-64); the loop elsewhere */
+    NL_COPY_KINDS
+} nl_copy_kind;
+
+const char *nl_copy_name(nl_copy_kind kind); /* "memcpy", "loop", "stream" */
+void nl_copy(nl_copy_kind kind, const float *src, float *dst, size_t n);
+
+/* ---------------------------------------------------------------- shapes */
+
+typedef struct { size_t rows, d; } nl_shape;
+
+/* "4096x4096" (or "4096X4096") into a shape; prints why not and returns 0
+ * on anything else, including products that overflow size_t or that need
+ * more memory (input, output) than the machine has. */
+int nl_parse_shape(const char *text, nl_shape *out);
+/* Bytes one timed pass moves: rows*d floats read plus as many written. */
+double nl_shape_bytes(nl_shape s);
+/* Physical memory in bytes (0 when the system will not say). */
+double nl_phys_memory(void);
+
+/* "1,2,8" into at most `max` strictly positive counts; 0 on error. */
+size_t nl_parse_count_list(const char *text, const char *what, size_t *out,
+                           size_t max);
+
+/* ------------------------------------------------------------------ CSV */
+
+/* One measurement of one implementation on one shape and thread count. */
+typedef struct {
+    const char *impl;
+    const char *norm;     /* "LayerNorm" / "RMSNorm" */
+    size_t rows, d, threads;
+    int peer;             /* 1 for a library we compare against (oneDNN) */
+    const char *status;   /* "ok", or "invalid" when validation failed */
+    size_t samples, reps; /* reps: calls per sample (small shapes) */
+    double median_s, p10_s, p90_s; /* seconds per call */
+    double gbps;          /* (read + written) bytes / median_s / 1e9 */
+    double copy_gbps;     /* the roof: fastest copy of the same bytes, same run */
+    const char *roof;     /* which copy that was */
+    double frac_copy, frac_p10, frac_p90; /* copy time / kernel time, per pair */
+    double speedup;       /* naive median / this median; NaN when no naive ran */
+    double max_err, tol;
+    double copy_gbps_by_kind[NL_COPY_KINDS];
+} nl_bench_row;
+
+/* Opens `path` for a new CSV: refuses (returns NULL, message on stderr)
+ * when the file exists unless `force`.  Writes each `notes` line as a
+ * "# " comment, then the header. */
+FILE *nl_csv_open(const char *path, int force, const char *const *notes,
+                  size_t nnotes);
+void nl_csv_header(FILE *f);
+void nl_csv_row(FILE *f, const nl_bench_row *row);
+/* The header line's text, without newline (tests compare against it). */
+const char *nl_csv_columns(void);
+
+/* ------------------------------------------------------------ measuring */
+
+/* One problem: rows x d inputs, parameters and an output buffer. */
+typedef struct {
+    size_t rows, d;
+    float eps;
+    float *x, *y, *gamma, *beta;
+} nl_bench_data;
+
+/* Allocates and fills a problem (unit-variance inputs, gamma in [0.5, 1],
+ * beta in [-0.5, 0.5]); the same seed gives the same data on any thread
+ * count.  Returns 0, or NL_ENOMEM with nothing left allocated. */
+int nl_bench_data_new(nl_bench_data *b, size_t rows, size_t d, unsigned long long seed);
+void nl_bench_data_free(nl_bench_data *b);
+
+/* Runs fn once over the whole problem and returns max |y - reference| over
+ * the rows checked: every row of a small problem, an even sample of 256
+ * rows (first and last included) of a large one.  NaN when an output is
+ * NaN; *rc gets fn's return code. */
+double nl_bench_validate(nl_norm norm, nl_forward_fn fn, const nl_bench_data *b, int *rc);
+
+/* Times fn: warm-up, then `samples` samples, each paired with one sample
+ * of every copy roof over the same bytes, taken right after (or, every
+ * other sample, right before) it so that both see the same machine.  Fills
+ * the timing fields of `row` (median_s .. copy_gbps_by_kind, samples,
+ * reps, roof).  Returns fn's first non-zero return code, or 0. */
+int nl_bench_time(nl_forward_fn fn, nl_norm norm, const nl_bench_data *b,
+                  size_t samples, nl_bench_row *row);
+
+/* ---------------------------------------------------------- oneDNN peer */
+
+/* NULL when the peer can run, else why not ("oneDNN not installed"). */
+const char *nl_onednn_unavailable(void);
+/* "oneDNN 2.6.3" or "" */
+const char *nl_onednn_version(void);
+/* One LayerNorm forward pass through oneDNN (f32, inference, scale and
+ * shift), with whatever OpenMP thread count is set.  The primitive is
+ * built once per shape and thread count and cached; nl_onednn_release
+ * frees it.  Returns 0 or a negative NL_E* code with nl_last_error(). */
+int nl_onednn_layernorm(const float *x, const float *gamma, const float *beta,
+                        float eps, size_t rows, size_t d, float *y);
+void nl_onednn_release(void);
+
+#endif

@@ -1,0 +1,86 @@
+/* config_internal.h — what the parts of the config reader share and the
+ * rest of the library does not need to see: cJSON, and the family table. */
+#ifndef NL_CONFIG_INTERNAL_H
+#define NL_CONFIG_INTERNAL_H
+
+#include <cJSON.h>
+
+#include "normlab.h"
+
+/* Config switches some families read to decide how many norms they build. */
+typedef enum {
+    NL_FAM_PLAIN = 0,  /* per_block + final + embed, nothing read from the config */
+    NL_FAM_FALCON,     /* parallel_attn, new_decoder_architecture, num_ln_in_parallel_attn */
+    NL_FAM_OPT,        /* do_layer_norm_before, layer_norm_elementwise_affine, enable_bias */
+    NL_FAM_T5,         /* encoder and decoder stacks */
+    NL_FAM_STABLELM,   /* use_parallel_residual, qk_layernorm */
+    NL_FAM_PHI,        /* qk_layernorm */
+    NL_FAM_COHERE,     /* use_qk_norm */
+    NL_FAM_DEEPSEEK,   /* q_lora_rank, kv_lora_rank */
+} nl_fam_rule;
+
+/* Where a family's QK-norms live, if it has them. */
+typedef enum {
+    NL_QK_NONE = 0,
+    NL_QK_HEAD,        /* one norm of width head_dim for q, one for k (Qwen3, Gemma-3) */
+    NL_QK_PROJ,        /* over the whole projection: heads*head_dim and kv_heads*head_dim (OLMo-2) */
+} nl_qk;
+
+typedef struct {
+    const char   *types;       /* model_type values, space separated */
+    const char   *label;
+    nl_norm_shape shape;
+    const char   *eps_key;     /* the key its configuration class reads ("" = none: hard-coded) */
+    double        default_eps; /* what the code uses when the key is absent */
+    unsigned      per_block;   /* hidden-width norms in one block */
+    unsigned      final;       /* final norms after the last block */
+    unsigned      embed;       /* norms right after the embedding */
+    nl_qk         qk;
+    nl_fam_rule   rule;
+    int           llama_like;  /* gated MLP, no biases: whole-model count is computed */
+    const char   *source;      /* reference modeling file, transformers/src/transformers/models/... */
+} nl_family;
+
+const nl_family *nl_family_find(const char *model_type);
+/* The families in table order (for tests and the chapter). */
+const nl_family *nl_families(size_t *count);
+
+/* The object that describes the language model: `text_config` when the
+ * config nests it there (multimodal models), else the root itself. *prefix
+ * gets "text_config." or "". */
+const cJSON *nl_language_model(const cJSON *root, const char **prefix);
+
+/* Result of looking for eps. */
+typedef enum { NL_EPS_FOUND = 1, NL_EPS_MISSING = 0, NL_EPS_BAD = -1 } nl_eps_status;
+
+/* Finds the language model's eps under any of `names` (NULL-terminated,
+ * tried in order).  Looks in the language model's object first, then at the
+ * root.  On NL_EPS_FOUND, *eps and key (a dotted path) are set; on
+ * NL_EPS_BAD the key exists but is not a positive finite number, and
+ * nl_last_error() says which key and why. */
+nl_eps_status nl_eps_find(const cJSON *root, const char *const *names,
+                          double *eps, char *key, size_t keylen);
+
+/* A number read from JSON: true for numbers, and for the marker that
+ * json_python.c writes for NaN. */
+int nl_json_number(const cJSON *item, double *out);
+/* The text of a value's JSON type ("a string", "an object", ...). */
+const char *nl_json_kind(const cJSON *item);
+
+/* The marker string that stands for Python's NaN after the pre-pass. */
+#define NL_JSON_NAN_MARKER "\x1bnormlab:NaN"
+
+/* The first of `names` present in obj, as a positive whole number: 1 found
+ * (key, if not NULL, gets prefix+name), 0 none present, -1 present but not
+ * a positive whole number (nl_last_error() says which and why). */
+int nl_json_size(const cJSON *obj, const char *const *names, const char *prefix,
+                 size_t *out, char *key, size_t keylen);
+#define NL_CONFIG_SIZE_LIMIT (1u << 24)
+
+/* A boolean switch; `fallback` when absent or not a boolean. */
+int nl_json_flag(const cJSON *obj, const char *name, int fallback);
+
+/* Fills groups/counts of `c` from the family rules and the config. */
+int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl_config *c);
+
+#endif

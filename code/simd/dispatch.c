@@ -1,0 +1,40 @@
+/* dispatch.c — one entry point per norm that runs the widest path this CPU
+ * supports (nl_isa_active: __builtin_cpu_supports, capped by NORMLAB_ISA).
+ * The choice is made per call, not per row, and costs a getenv and a few
+ * loads: nothing next to a row of LLM width.
+ *
+ * Numerics: those of the kernel chosen (corrected two-pass for LayerNorm,
+ * all within tol 1e-5 on unit-scale data, |x| ~ 1e20 handled); different
+ * paths round differently, so results may differ in the last bits from
+ * one ISA to another, never between runs on one machine. */
+#include "simd/simd.h"
+
+// @snippet simd-dispatch
+int nl_layernorm_best(const float *x, const float *gamma, const float *beta,
+                      float eps, size_t rows, size_t d, float *y)
+{
+    switch (nl_isa_active()) {
+#if defined(__x86_64__)
+    case NL_ISA_AVX512: return nl_layernorm_avx512(x, gamma, beta, eps, rows, d, y);
+    case NL_ISA_AVX2:   return nl_layernorm_avx2(x, gamma, beta, eps, rows, d, y);
+#elif defined(__aarch64__)
+    case NL_ISA_NEON:   return nl_layernorm_neon(x, gamma, beta, eps, rows, d, y);
+#endif
+    default:            return nl_layernorm_vec(x, gamma, beta, eps, rows, d, y);
+    }
+}
+// @end
+
+int nl_rmsnorm_best(const float *x, const float *gamma, const float *beta,
+                    float eps, size_t rows, size_t d, float *y)
+{
+    switch (nl_isa_active()) {
+#if defined(__x86_64__)
+    case NL_ISA_AVX512: return nl_rmsnorm_avx512(x, gamma, beta, eps, rows, d, y);
+    case NL_ISA_AVX2:   return nl_rmsnorm_avx2(x, gamma, beta, eps, rows, d, y);
+#elif defined(__aarch64__)
+    case NL_ISA_NEON:   return nl_rmsnorm_neon(x, gamma, beta, eps, rows, d, y);
+#endif
+    default:            return nl_rmsnorm_vec(x, gamma, beta, eps, rows, d, y);
+    }
+}

@@ -1,0 +1,53 @@
+/* simd.h — what the SIMD and threaded kernels share inside the library.
+ *
+ * Not part of the public header: the ISA paths, the dispatcher's choice and
+ * the row partition are details the registry hides behind one signature.
+ * (If the CLI wants to print the active path, nl_isa_active/nl_isa_name are
+ * the candidates to move into normlab.h.) */
+#ifndef NL_SIMD_H
+#define NL_SIMD_H
+
+#include <stddef.h>
+
+#include "normlab.h"
+
+/* Instruction-set paths, ordered by width on each architecture. */
+typedef enum { NL_ISA_SCALAR = 0, NL_ISA_AVX2, NL_ISA_AVX512, NL_ISA_NEON } nl_isa;
+
+/* The widest path this CPU runs, capped by NORMLAB_ISA when it is set. */
+nl_isa nl_isa_active(void);
+const char *nl_isa_name(nl_isa isa);
+
+/* Rows [*begin, *end) of `rows` that thread `t` of `nthreads` owns:
+ * contiguous blocks, sizes differing by at most one, in thread order. */
+void nl_row_block(size_t rows, size_t nthreads, size_t t, size_t *begin,
+                  size_t *end);
+
+/* sum of x[i]^2 over n floats, with several vector accumulators
+ * (exercise 06); 0 for n == 0. */
+float nl_sumsq(const float *x, size_t n);
+
+/* Statistics of one row in double, for the rare row whose float sums
+ * overflowed (|x| beyond ~1e19): the fast kernels fall back to this.
+ * center != 0: LayerNorm (mean and variance), else RMSNorm (mean 0). */
+void nl_row_stats_wide(const float *x, size_t d, int center, float eps,
+                       float *mean, float *inv);
+
+/* The kernels the dispatcher chooses between (signature nl_forward_fn). */
+#define NL_DECLARE_KERNEL(name)                                              \
+    int nl_##name(const float *x, const float *gamma, const float *beta,    \
+                  float eps, size_t rows, size_t d, float *y)
+NL_DECLARE_KERNEL(layernorm_vec);
+NL_DECLARE_KERNEL(rmsnorm_vec);
+NL_DECLARE_KERNEL(layernorm_avx2);
+NL_DECLARE_KERNEL(rmsnorm_avx2);
+NL_DECLARE_KERNEL(layernorm_avx512);
+NL_DECLARE_KERNEL(rmsnorm_avx512);
+NL_DECLARE_KERNEL(layernorm_avx512_nt);
+NL_DECLARE_KERNEL(rmsnorm_avx512_nt);
+NL_DECLARE_KERNEL(layernorm_neon);
+NL_DECLARE_KERNEL(rmsnorm_neon);
+NL_DECLARE_KERNEL(layernorm_best);
+NL_DECLARE_KERNEL(rmsnorm_best);
+
+#endif

@@ -1,0 +1,71 @@
+/* threads.c — the best kernels over OpenMP threads, one contiguous block
+ * of rows per thread (nl_row_block, partition.c).
+ *
+ * Rows are independent, and each is computed by the same single-threaded
+ * code whichever thread owns it, so the output is bit-identical for every
+ * thread count (tests/check_threads.c).  The thread count is OpenMP's:
+ * omp_set_num_threads() or OMP_NUM_THREADS, as `normlab bench` sets it.
+ * The path (AVX-512, AVX2, ...) is chosen once, before the threads start.
+ * Numerics: exactly those of the wrapped kernel (tol 1e-5, |x| ~ 1e20
+ * handled), bit for bit. */
+#include <omp.h>
+
+#include "simd/simd.h"
+
+// @snippet thread-omp-rows
+static int omp_rows(nl_forward_fn fn, const float *x, const float *gamma,
+                    const float *beta, float eps, size_t rows, size_t d, float *y)
+{
+    int rc = 0;
+#pragma omp parallel if (rows > 1) reduction(min : rc)
+    {
+        size_t begin, end;
+        nl_row_block(rows, (size_t)omp_get_num_threads(),
+                     (size_t)omp_get_thread_num(), &begin, &end);
+        if (end > begin)
+            rc = fn(x + begin * d, gamma, beta, eps, end - begin, d, y + begin * d);
+    }
+    return rc;
+}
+// @end
+
+static nl_forward_fn best(nl_norm norm)
+{
+    switch (nl_isa_active()) {
+#if defined(__x86_64__)
+    case NL_ISA_AVX512: return norm == NL_LAYERNORM ? nl_layernorm_avx512 : nl_rmsnorm_avx512;
+    case NL_ISA_AVX2:   return norm == NL_LAYERNORM ? nl_layernorm_avx2 : nl_rmsnorm_avx2;
+#elif defined(__aarch64__)
+    case NL_ISA_NEON:   return norm == NL_LAYERNORM ? nl_layernorm_neon : nl_rmsnorm_neon;
+#endif
+    default:            return norm == NL_LAYERNORM ? nl_layernorm_vec : nl_rmsnorm_vec;
+    }
+}
+
+int nl_layernorm_omp(const float *x, const float *gamma, const float *beta,
+                     float eps, size_t rows, size_t d, float *y)
+{
+    return omp_rows(best(NL_LAYERNORM), x, gamma, beta, eps, rows, d, y);
+}
+
+int nl_rmsnorm_omp(const float *x, const float *gamma, const float *beta,
+                   float eps, size_t rows, size_t d, float *y)
+{
+    return omp_rows(best(NL_RMSNORM), x, gamma, beta, eps, rows, d, y);
+}
+
+#if defined(__x86_64__)
+/* Streaming stores pay off, if anywhere, when many cores together write
+ * far more than the last-level cache holds: hence threaded variants. */
+int nl_layernorm_avx512_nt_omp(const float *x, const float *gamma, const float *beta,
+                               float eps, size_t rows, size_t d, float *y)
+{
+    return omp_rows(nl_layernorm_avx512_nt, x, gamma, beta, eps, rows, d, y);
+}
+
+int nl_rmsnorm_avx512_nt_omp(const float *x, const float *gamma, const float *beta,
+                             float eps, size_t rows, size_t d, float *y)
+{
+    return omp_rows(nl_rmsnorm_avx512_nt, x, gamma, beta, eps, rows, d, y);
+}
+#endif

@@ -1,0 +1,79 @@
+# bench.mk — `normlab bench`, the oneDNN peer, and the benchmark figure.
+
+# --------------------------------------------------------- oneDNN (optional)
+# The peer is built when oneDNN's C header is found (pkg-config first; the
+# Debian package ships no .pc file, so then the header itself).  NO_DNNL=1
+# leaves it out.  Only for native builds: a cross build must not pick up
+# the host's library.
+NO_DNNL ?=
+DNNL_CFLAGS :=
+DNNL_LIBS :=
+ifeq ($(NO_DNNL)$(filter-out $(shell uname -m),$(TARGET_ARCH_NAME)),)
+DNNL_LIBS := $(shell pkg-config --libs dnnl 2>/dev/null)
+DNNL_CFLAGS := $(shell pkg-config --cflags dnnl 2>/dev/null)
+ifeq ($(DNNL_LIBS),)
+ifneq ($(wildcard /usr/include/dnnl.h /usr/local/include/dnnl.h),)
+DNNL_LIBS := -ldnnl
+endif
+endif
+endif
+ifneq ($(DNNL_LIBS),)
+ALL_CFLAGS += -DNL_HAVE_DNNL $(DNNL_CFLAGS)
+LDLIBS += $(DNNL_LIBS)
+endif
+
+# Rebuild the peer and relink when oneDNN appears or goes away: the stamp
+# changes only when the detection result does.
+NL_DNNL_STAMP := $(BUILD)/dnnl.stamp
+NL_DNNL_STATE := $(if $(DNNL_LIBS),$(DNNL_LIBS),none)
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(NL_DNNL_STAMP) 2>/dev/null)" = "$(NL_DNNL_STATE)" ] || echo "$(NL_DNNL_STATE)" > $(NL_DNNL_STAMP); })
+$(BUILD)/obj/code/bench/onednn.o $(NORMLAB) $(TESTS): $(NL_DNNL_STAMP)
+
+# The copy roof's plain loop must stay a loop: without this the compiler
+# recognizes it and calls memcpy, and two of the three roofs coincide.
+$(BUILD)/obj/code/bench/copy_kernel.o: ALL_CFLAGS += -fno-builtin
+
+# ------------------------------------------------------------- benchmarks
+# Each CSV is stamped with where it came from; the binary adds the CPU,
+# compiler, date and thread counts itself.
+BENCH_FLAGS ?=
+BENCH_NOTES = --note "commit: $$(git describe --always --dirty 2>/dev/null || echo unknown)" \
+    --note "make: CC=$(CC) CFLAGS=$(strip $(CFLAGS))$(if $(DNNL_LIBS), DNNL=$(DNNL_LIBS),)"
+
+.PHONY: bench bench-quick bench-reference figures
+
+## bench — full benchmark (every implementation; in-cache, 64 MiB, 256 MiB and 512 MiB shapes; 1 and all threads) → build/bench.csv; minutes: run it on a quiet machine
+bench: $(NORMLAB)
+	$(NORMLAB) bench --force --csv $(BUILD)/bench.csv $(BENCH_NOTES) $(BENCH_FLAGS)
+
+## bench-quick — the same in under a minute (fewer samples, two shapes) → build/bench-quick.csv
+bench-quick: $(NORMLAB)
+	$(NORMLAB) bench --quick --force --csv $(BUILD)/bench-quick.csv $(BENCH_NOTES) $(BENCH_FLAGS)
+
+# A fresh result on demand, for `make figures BENCH_CSV=build/bench.csv`.
+$(BUILD)/bench.csv: | $(NORMLAB)
+	$(NORMLAB) bench --force --csv $@ $(BENCH_NOTES) $(BENCH_FLAGS)
+
+## bench-reference — rerun the full benchmark and replace book/data/bench-reference.csv (the book's numbers; quiet machine, full ladder merged)
+bench-reference: $(NORMLAB)
+	$(NORMLAB) bench --force --csv book/data/bench-reference.csv $(BENCH_NOTES) $(BENCH_FLAGS)
+
+# ----------------------------------------------------------------- figure
+# The book draws its benchmark figure from BENCH_CSV: the committed
+# reference by default, or a fresh run (BENCH_CSV=build/bench.csv).
+BENCH_CSV ?= book/data/bench-reference.csv
+BENCH_FIG := $(BUILD)/fig-bench
+
+## figures — build/fig-bench.pdf and .png (fraction of copy bandwidth per implementation and shape) from BENCH_CSV (default book/data/bench-reference.csv)
+figures: $(BENCH_FIG).pdf $(BENCH_FIG).png
+
+# Switching BENCH_CSV must redraw even when the other file is older.
+BENCH_FIG_SRC := $(BUILD)/fig-bench.src
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(BENCH_FIG_SRC) 2>/dev/null)" = "$(BENCH_CSV)" ] || echo "$(BENCH_CSV)" > $(BENCH_FIG_SRC); })
+
+$(BENCH_FIG).pdf: $(BENCH_CSV) $(BENCH_FIG_SRC) scripts/plot-bench.sh scripts/plot-bench.gp
+	@mkdir -p $(@D)
+	scripts/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG)
+# The script draws both; this only catches a PNG deleted on its own.
+$(BENCH_FIG).png: $(BENCH_FIG).pdf
+	@test -f $@ || scripts/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG)

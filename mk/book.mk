@@ -1,0 +1,34 @@
+# book.mk — the book, from chapters/*.md with listings pulled out of code/,
+# program output from build/normlab, and numbers from build/book-numbers.
+
+BOOK_PDF := $(BUILD)/book$(if $(filter 1,$(SOLUTIONS)),-solutions).pdf
+BOOK_HTML := $(BUILD)/book$(if $(filter 1,$(SOLUTIONS)),-solutions).html
+BOOK_FLAGS := $(if $(filter 1,$(SOLUTIONS)),--solutions)
+BOOK_NUMBERS := $(BUILD)/book-numbers
+BOOK_ENV = BOOK_NUMBERS=$(BOOK_NUMBERS) NORMLAB=$(NORMLAB) BUILD=$(BUILD)
+# Figures a chapter shows (`![...](fig-bench.pdf)`, looked up in $(BUILD)/)
+# are made first: another fragment adds its target here, and the benchmark
+# figure is added whenever mk/bench.mk (make figures) is present.
+BOOK_PREREQS += $(if $(wildcard mk/bench.mk),figures)
+BOOK_DEPS := base book
+
+.PHONY: book html book-only html-only
+
+$(BOOK_NUMBERS): $(BUILD)/obj/scripts/book-numbers.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# Packages first, then a fresh make, as `all` does: pkg-config's flags are
+# read when make starts.
+## book — build/book.pdf with pandoc + xelatex (SOLUTIONS=1: build/book-solutions.pdf, with the answer key)
+book:
+	@scripts/deps.sh $(BOOK_DEPS)
+	@$(MAKE) --no-print-directory book-only
+book-only: $(BOOK_NUMBERS) $(NORMLAB) $(BOOK_PREREQS)
+	@$(BOOK_ENV) scripts/book.sh pdf $(BOOK_PDF) $(BOOK_FLAGS)
+
+## html — build/book.html, one self-contained page (SOLUTIONS=1 as for book)
+html:
+	@scripts/deps.sh $(BOOK_DEPS)
+	@$(MAKE) --no-print-directory html-only
+html-only: $(BOOK_NUMBERS) $(NORMLAB) $(BOOK_PREREQS)
+	@$(BOOK_ENV) scripts/book.sh html $(BOOK_HTML) $(BOOK_FLAGS)

@@ -1,0 +1,200 @@
+/* book-numbers.c — the numbers the chapters and solutions quote,
+ * computed by the course's own code each time the book is built
+ * (scripts/book.sh substitutes {{key}} in the prose with the value
+ * printed here), so the prose cannot drift from what the code does.
+ *
+ * Prints `key value` lines:
+ *   tiny.*     four values near 1e4, variance by E[x^2]-E[x]^2 in float
+ *   var.*      4096 values of mean 1e4 and std 1: variance four ways
+ *   err.NAME   worst |y - reference| of each registered LayerNorm on them
+ *   chan.*     Welford over two halves merged by Chan vs one stream
+ *   mean.*     the offset row's mean summed in float and in double
+ *   rms.*      RMSNorm's output mean on a row of mean 0.5, std 2
+ *   huge.*     RMSNorm errors on values near 1e20
+ */
+#include "normlab.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { D = 4096 };
+
+/* A deterministic normal sample (splitmix64 + Box-Muller): the book's
+ * numbers must be the same on every build. */
+static uint64_t next_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void fill_offset(float *x, size_t n, double mean, double std, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        double u1 = ((double)(next_u64(&s) >> 11) + 0.5) * 0x1.0p-53;
+        double u2 = ((double)(next_u64(&s) >> 11) + 0.5) * 0x1.0p-53;
+        x[i] = (float)(mean + std * sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2));
+    }
+}
+
+/* The textbook one-pass formula in float, as layernorm_onepass computes it. */
+static float var_onepass_float(const float *x, size_t n, float *sumsq_out)
+{
+    float sum = 0.0f, sumsq = 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        sum += x[i];
+        sumsq += x[i] * x[i];
+    }
+    float mean = sum / (float)n;
+    if (sumsq_out)
+        *sumsq_out = sumsq;
+    return sumsq / (float)n - mean * mean;
+}
+
+/* Centre first, then square, all in float. */
+static float var_twopass_float(const float *x, size_t n)
+{
+    float sum = 0.0f;
+    for (size_t i = 0; i < n; i++)
+        sum += x[i];
+    float mean = sum / (float)n, sq = 0.0f;
+    for (size_t i = 0; i < n; i++)
+        sq += (x[i] - mean) * (x[i] - mean);
+    return sq / (float)n;
+}
+
+/* The same, in double: the exact variance of these floats to ~1e-12. */
+static double var_twopass_double(const float *x, size_t n)
+{
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sum += x[i];
+    double mean = sum / (double)n, sq = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sq += ((double)x[i] - mean) * ((double)x[i] - mean);
+    return sq / (double)n;
+}
+
+int main(void)
+{
+    /* Four values: small enough to follow by hand. */
+    const float tiny[4] = {10001.0f, 10002.0f, 10003.0f, 10004.0f};
+    float tiny_sumsq;
+    float tiny_var = var_onepass_float(tiny, 4, &tiny_sumsq);
+    double exact_sumsq = 0.0;
+    for (int i = 0; i < 4; i++)
+        exact_sumsq += (double)tiny[i] * tiny[i];
+    printf("tiny.var_exact %.6g\n", var_twopass_double(tiny, 4));
+    printf("tiny.sumsq_exact %.0f\n", exact_sumsq);
+    printf("tiny.sumsq_float %.0f\n", (double)tiny_sumsq);
+    printf("tiny.var_onepass %.6g\n", (double)tiny_var);
+
+    float *x = malloc(D * sizeof *x), *y = malloc(D * sizeof *y);
+    float *gamma = malloc(D * sizeof *gamma), *beta = malloc(D * sizeof *beta);
+    double *ref = malloc(D * sizeof *ref);
+    if (!x || !y || !gamma || !beta || !ref) {
+        fprintf(stderr, "book-numbers: out of memory\n");
+        return 1;
+    }
+    fill_offset(x, D, 1e4, 1.0, 2024);
+    for (size_t i = 0; i < D; i++) {
+        gamma[i] = 1.0f;
+        beta[i] = 0.0f;
+    }
+    nl_moments w = {0.0, 0.0, 0.0};
+    for (size_t i = 0; i < D; i++)
+        nl_welford_push(&w, x[i]);
+    printf("var.d %d\n", D);
+    printf("var.exact %.6f\n", var_twopass_double(x, D));
+    printf("var.onepass_float %.6f\n", (double)var_onepass_float(x, D, NULL));
+    printf("var.twopass_float %.6f\n", (double)var_twopass_float(x, D));
+    printf("var.welford %.6f\n", w.m2 / w.n);
+
+    /* End to end: every registered LayerNorm on this row. */
+    const float eps = 1e-5f;
+    nl_reference(NL_LAYERNORM, x, gamma, beta, eps, 1, D, ref);
+    size_t n;
+    const nl_impl *all = nl_impls(&n);
+    for (size_t k = 0; k < n; k++) {
+        if (all[k].norm != NL_LAYERNORM || nl_impl_unavailable(&all[k]))
+            continue;
+        if (all[k].fn(x, gamma, beta, eps, 1, D, y) != 0)
+            continue;
+        double worst = 0.0;
+        for (size_t i = 0; i < D; i++)
+            worst = fmax(worst, fabs((double)y[i] - ref[i]));
+        /* Plain digits for errors of whole units, exponents for tiny ones. */
+        printf(worst >= 10.0 ? "err.%s %.0f\n" : "err.%s %.2g\n", all[k].name, worst);
+    }
+
+    /* The mean of the offset row summed in float and in double: what a
+     * float accumulator costs the re-centring step (exercise 01). */
+    float fsum = 0.0f;
+    double dsum = 0.0;
+    for (size_t i = 0; i < D; i++) {
+        fsum += x[i];
+        dsum += x[i];
+    }
+    printf("mean.double %.6f\n", dsum / D);
+    printf("mean.float %.6f\n", (double)(fsum / (float)D));
+    printf("mean.float_err %.2g\n", fabs((double)(fsum / (float)D) - dsum / D));
+
+    /* RMSNorm on a row of mean 0.5, std 2: the mean survives, scaled. */
+    fill_offset(x, D, 0.5, 2.0, 7);
+    double ssum = 0.0, ssq = 0.0;
+    for (size_t i = 0; i < D; i++) {
+        ssum += x[i];
+        ssq += (double)x[i] * x[i];
+    }
+    printf("rms.mean_in %.4f\n", ssum / D);
+    printf("rms.rms_in %.4f\n", sqrt(ssq / D));
+    printf("rms.mean_want %.4f\n", (ssum / D) / sqrt(ssq / D + eps));
+    for (size_t k = 0; k < n; k++) {
+        if (all[k].norm != NL_RMSNORM || nl_impl_unavailable(&all[k]))
+            continue;
+        if (all[k].fn(x, gamma, NULL, eps, 1, D, y) != 0)
+            continue;
+        double s = 0.0;
+        for (size_t i = 0; i < D; i++)
+            s += y[i];
+        printf("rms.mean_out.%s %.4f\n", all[k].name, s / D);
+    }
+
+    /* Values near 1e20: their squares overflow float (max 3.4e38). */
+    fill_offset(x, D, 0.0, 1e20, 11);
+    nl_reference(NL_RMSNORM, x, gamma, NULL, eps, 1, D, ref);
+    for (size_t k = 0; k < n; k++) {
+        if (all[k].norm != NL_RMSNORM || nl_impl_unavailable(&all[k]))
+            continue;
+        if (all[k].fn(x, gamma, NULL, eps, 1, D, y) != 0)
+            continue;
+        double worst = 0.0;
+        for (size_t i = 0; i < D; i++)
+            worst = fmax(worst, fabs((double)y[i] - ref[i]));
+        printf("huge.err.%s %.2g\n", all[k].name, worst);
+    }
+    fill_offset(x, D, 1e4, 1.0, 2024);
+
+    /* Chan: two halves summarised apart, then merged, against one stream. */
+    nl_moments a = {0.0, 0.0, 0.0}, b = {0.0, 0.0, 0.0};
+    for (size_t i = 0; i < D / 2; i++)
+        nl_welford_push(&a, x[i]);
+    for (size_t i = D / 2; i < D; i++)
+        nl_welford_push(&b, x[i]);
+    nl_moments m = nl_chan_merge(a, b);
+    printf("chan.mean_a %.6f\n", a.mean);
+    printf("chan.mean_b %.6f\n", b.mean);
+    printf("chan.var_merged %.6f\n", m.m2 / m.n);
+    printf("chan.mean_diff %.1e\n", fabs(m.mean - w.mean));
+    printf("chan.m2_reldiff %.1e\n", fabs(m.m2 - w.m2) / w.m2);
+
+    free(x);
+    free(y);
+    free(gamma);
+    free(beta);
+    free(ref);
+    return 0;
+}

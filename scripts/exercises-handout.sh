@@ -1,0 +1,51 @@
+#!/bin/sh
+# exercises-handout.sh OUT.tar.gz — the course as students get it.
+#
+# Everything git knows about (tracked, or new and not ignored) except
+# solutions/, with one change: every code/ file holding an @exercise region
+# has the region's body replaced by its TODO and stub, markers kept. So the
+# answers are not in the tarball, yet `make book` still finds its snippets
+# (showing the stub) and `make exercises-check` still finds the starters
+# current. The check at the end fails if any solution slipped in.
+set -eu
+out=${1:-build/normlab-handout.tar.gz}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/normlab-handout.XXXXXX"); trap 'rm -rf "$tmp"' EXIT
+stage=$tmp/normlab
+mkdir -p "$stage"
+
+if git rev-parse --git-dir >/dev/null 2>&1; then
+    files=$(git ls-files --cached --others --exclude-standard)
+else
+    files=$(find . -type f ! -path './build*' ! -path './.git/*' | sed 's|^\./||')
+fi
+printf '%s\n' "$files" | grep -v -e '^solutions/' -e '^build' | while read -r f; do
+    [ -f "$f" ] || continue          # deleted but still in the index
+    mkdir -p "$stage/$(dirname "$f")" && cp -p "$f" "$stage/$f"
+done
+
+"$here/exercises.sh" list code | while read -r id file; do
+    awk -v mode=handout -f "$here/snippets.awk" "$file" >"$stage/$file"
+done
+
+mkdir -p "$(dirname "$out")"
+tar -czf "$out" -C "$tmp" normlab
+
+# The promise, checked on the tarball itself.
+if tar -tzf "$out" | grep -q '^normlab/solutions/'; then
+    echo "handout: solutions/ is in $out" >&2; rm -f "$out"; exit 1
+fi
+mkdir -p "$tmp/check" && tar -xzf "$out" -C "$tmp/check"
+(cd "$tmp/check/normlab" && "$here/exercises.sh" list code) | while read -r id file; do
+    lines=$(awk -v mode=list -f "$here/snippets.awk" "$tmp/check/normlab/$file" |
+        awk -v id="$id" '$1 == "exercise" && $2 == id { n += $5 - $4 + 1 } END { print n + 0 }')
+    regions=$(awk -v mode=list -f "$here/snippets.awk" "$tmp/check/normlab/$file" |
+        awk -v id="$id" '$1 == "exercise" && $2 == id' | wc -l)
+    # Each region may hold only its TODO line, and its @stub lines each
+    # followed by their code.
+    stubs=$(grep -c '@stub' "$tmp/check/normlab/$file" || true)
+    if [ "$lines" -ne $((regions + 2 * stubs)) ]; then
+        echo "handout: $file still holds code of exercise $id" >&2; rm -f "$out"; exit 1
+    fi
+done
+echo "handout: $out ($(tar -tzf "$out" | grep -vc '/$') files, no solutions/, exercise regions stubbed)"

@@ -1,0 +1,119 @@
+/* check_course.c — the course's derived files agree with the code:
+ * every snippet a chapter or solution names exists (and removing one is
+ * caught by name), the exercise starters are what the marked regions
+ * generate, the README's course map is current, and the handout holds no
+ * solution. Each test runs one of the shell tools from scripts/ and shows
+ * its output when it fails. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* Runs `cmd` through the shell; returns its exit status and leaves the
+ * end of its output (stdout and stderr) in `out`. */
+static int run(const char *cmd, char *out, size_t n)
+{
+    char path[] = "/tmp/normlab-course-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_msg(fd >= 0, "cannot make a temporary file for the output of %s", cmd);
+    close(fd);
+    char full[1024];
+    snprintf(full, sizeof full, "(%s) >%s 2>&1", cmd, path);
+    int st = system(full);
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f) {
+        /* Keep the last n - 1 bytes: the verdict is at the end. */
+        fseek(f, 0, SEEK_END);
+        long size = ftell(f);
+        fseek(f, size > (long)n - 1 ? size - ((long)n - 1) : 0, SEEK_SET);
+        size_t len = fread(out, 1, n - 1, f);
+        out[len] = '\0';
+        fclose(f);
+    }
+    unlink(path);
+    return st;
+}
+
+#define NEED_ROOT()                                                         \
+    do {                                                                    \
+        if (access("scripts/snippets.sh", X_OK) != 0)                       \
+            NL_SKIP("not run from the repository root (scripts/ not found)"); \
+    } while (0)
+
+static void expect_ok(const char *cmd, const char *what, const char *fix)
+{
+    char out[8192];
+    int st = run(cmd, out, sizeof out);
+    ck_assert_msg(st == 0, "%s: `%s` failed:\n%s\n%s", what, cmd, out, fix);
+}
+
+START_TEST(markers_parse)
+{
+    NEED_ROOT();
+    expect_ok("scripts/snippets.sh list", "snippet and exercise markers",
+              "Every @snippet and @exercise needs its @end (CONTRIBUTING.md).");
+}
+END_TEST
+
+START_TEST(every_named_snippet_exists)
+{
+    NEED_ROOT();
+    expect_ok("scripts/snippets.sh check chapters/*.md $(ls solutions/*.md 2>/dev/null)",
+              "snippets named by chapters and solutions",
+              "Name a region that exists, or mark it in the source: // @snippet NAME ... // @end");
+}
+END_TEST
+
+START_TEST(removing_a_snippet_marker_is_caught_by_name)
+{
+    NEED_ROOT();
+    expect_ok("tests/grader/snippet-removed.sh", "deleting a snippet marker",
+              "The check must fail and name the snippet and the chapter.");
+}
+END_TEST
+
+START_TEST(exercise_starters_are_current)
+{
+    NEED_ROOT();
+    expect_ok("scripts/exercises.sh check exercises code", "exercises/ starters",
+              "Regenerate them from the marked regions: make exercises");
+}
+END_TEST
+
+START_TEST(course_map_is_current)
+{
+    NEED_ROOT();
+    expect_ok("scripts/coursemap.sh check", "README.md course map",
+              "Regenerate it: make coursemap");
+}
+END_TEST
+
+START_TEST(handout_holds_no_solution)
+{
+    NEED_ROOT();
+    /* The script checks its own tarball: no solutions/, and every exercise
+     * region in code/ reduced to its TODO and stub. */
+    expect_ok("t=$(mktemp -d) && scripts/exercises-handout.sh \"$t/h.tar.gz\"; s=$?; rm -rf \"$t\"; exit $s",
+              "make handout", "The handout must leave out solutions/ and the answers in code/.");
+}
+END_TEST
+
+Suite *nl_suite(void)
+{
+    Suite *s = suite_create("course");
+    TCase *tc = tcase_create("course");
+    /* Shell tools over the whole tree: allow them more than Check's 4 s. */
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, markers_parse);
+    tcase_add_test(tc, every_named_snippet_exists);
+    tcase_add_test(tc, removing_a_snippet_marker_is_caught_by_name);
+    tcase_add_test(tc, exercise_starters_are_current);
+    tcase_add_test(tc, course_map_is_current);
+    tcase_add_test(tc, handout_holds_no_solution);
+    suite_add_tcase(s, tc);
+    return s;
+}

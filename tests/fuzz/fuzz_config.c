@@ -1,0 +1,50 @@
+/* fuzz_config.c — libFuzzer entry point for the config.json reader.
+ *
+ * Any bytes go in; the reader must either accept them or refuse them with a
+ * message, never crash, leak or read out of bounds (ASan and UBSan watch).
+ * What it accepts must also make sense: checked below, so a wrong count is
+ * a finding too, not only a crash. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "normlab.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    nl_config c;
+    int rc = nl_config_parse((const char *)data, size, "fuzz.json", &c);
+    if (rc != NL_OK) {
+        /* A refusal always says why, and names the file. */
+        if (strncmp(nl_last_error(), "fuzz.json: ", 11) != 0)
+            abort();
+        return 0;
+    }
+    if (!(c.eps > 0.0) || isinf(c.eps))
+        abort();
+    if (c.hidden_size == 0 || c.num_layers == 0 || c.norm_layers < c.num_layers)
+        abort();
+    size_t widths = 0, layers = 0;
+    for (size_t i = 0; i < c.ngroups; i++) {
+        widths += c.groups[i].count * c.groups[i].width;
+        layers += c.groups[i].count;
+    }
+    if (layers != c.norm_layers || c.norm_params > 2 * widths || c.params_saved > widths)
+        abort();
+    if (c.eps_is_default != (c.eps_key[0] == '\0'))
+        abort();
+
+    /* The pre-pass alone: its output is never longer than promised and
+     * always NUL-terminated. */
+    size_t n;
+    char *out = nl_json_from_python((const char *)data, size, &n);
+    if (out) {
+        if (strlen(out) > n)
+            abort();
+        free(out);
+    }
+    return 0;
+}
