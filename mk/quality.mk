@@ -3,14 +3,6 @@
 
 .PHONY: memcheck cross-test cross-build cross-sysroot ci-stages
 
-# SAN=1 (ASan + UBSan): PoCL leaks inside its kernel compiler, which
-# tests/lsan.supp names; PoCL has no frame pointers, so the slow unwinder
-# is needed to see that frame. UBSan prints a stack for each report.
-ifeq ($(SAN),1)
-export ASAN_OPTIONS ?= fast_unwind_on_malloc=0:detect_leaks=1:abort_on_error=0
-export LSAN_OPTIONS ?= suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
-export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
-endif
 
 ## memcheck — every suite under valgrind (memory errors and leaks fail it)
 # CK_FORK=no keeps each test in the process valgrind watches; with forking,
@@ -18,7 +10,7 @@ endif
 VALGRIND ?= valgrind
 VALGRIND_FLAGS ?= -q --error-exitcode=1 --leak-check=full \
     --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
-    --suppressions=tests/valgrind.supp --num-callers=50 --track-origins=yes
+    --suppressions=tests/valgrind-pocl.supp --num-callers=50 --track-origins=yes
 memcheck: deps $(TESTS) $(NORMLAB)
 	@scripts/deps.sh memcheck
 	CK_FORK=no CK_DEFAULT_TIMEOUT=600 \

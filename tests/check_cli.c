@@ -215,11 +215,41 @@ static void assert_clean_exit(const run_result *r, const char *cmdline)
 /* ------------------------------------------------ the list of commands */
 
 #define MAX_COMMANDS 32
-static char command_names[MAX_COMMANDS][32];
+/* A command is one or two words: "bench", or a mode with options of its
+ * own, "bench --opencl". */
+static char command_words[MAX_COMMANDS][2][32];
+static char command_names[MAX_COMMANDS][64];
 static size_t command_count;
 
-/* The commands, as `normlab --help` lists them: lines "  NAME  summary".
- * Read once, by nl_suite(), so the loop tests run once per real command. */
+/* Modes that have their own --help and options, tested like commands. */
+static const char *const modes[][2] = {{"bench", "--opencl"}};
+
+static void add_command(const char *w0, const char *w1)
+{
+    if (command_count == MAX_COMMANDS)
+        return;
+    snprintf(command_words[command_count][0], 32, "%s", w0);
+    snprintf(command_words[command_count][1], 32, "%s", w1 ? w1 : "");
+    snprintf(command_names[command_count], 64, "%s%s%s", w0, w1 ? " " : "", w1 ? w1 : "");
+    command_count++;
+}
+
+/* argv for `normlab COMMAND EXTRA...` (EXTRA NULL-terminated) in buf. */
+static const char *const *cmd_argv(const char **buf, size_t i, const char *const *extra)
+{
+    size_t k = 0;
+    buf[k++] = command_words[i][0];
+    if (command_words[i][1][0])
+        buf[k++] = command_words[i][1];
+    while (*extra && k < 15)
+        buf[k++] = *extra++;
+    buf[k] = NULL;
+    return buf;
+}
+
+/* The commands, as `normlab --help` lists them (lines "  NAME  summary"),
+ * and the modes above whose --help works. Read once, by nl_suite(), so the
+ * loop tests run once per real command. */
 static void load_commands(void)
 {
     static run_result r;
@@ -229,9 +259,17 @@ static void load_commands(void)
         return;
     for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
         char name[32];
-        if (line[0] == ' ' && sscanf(line, " %31[a-z-]", name) == 1 && command_count < MAX_COMMANDS)
-            snprintf(command_names[command_count++], sizeof name, "%s", name);
+        if (line[0] == ' ' && sscanf(line, " %31[a-z-]", name) == 1)
+            add_command(name, NULL);
     }
+    size_t listed = command_count;
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
+        for (size_t i = 0; i < listed; i++) {
+            const char *margs[] = {modes[m][0], modes[m][1], "--help", NULL};
+            if (!strcmp(command_names[i], modes[m][0]) && try_run_normlab(&r, margs) == 0 &&
+                r.exited && r.code == 0)
+                add_command(modes[m][0], modes[m][1]);
+        }
 }
 
 /* ------------------------------------------------------- the program */
@@ -249,7 +287,7 @@ START_TEST(top_level_help_lists_every_command)
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
         int found = 0;
         for (size_t j = 0; j < command_count; j++)
-            found |= !strcmp(command_names[j], expected[i]);
+            found |= !strcmp(command_words[j][0], expected[i]);
         ck_assert_msg(found, "`normlab --help` does not list the command '%s':\n%s", expected[i],
                       r.out);
     }
@@ -286,12 +324,14 @@ START_TEST(command_help)
 {
     const char *cmd = command_names[_i];
     static run_result r;
-    const char *args[] = {cmd, "--help", NULL};
+    const char *buf[16], *extra[] = {"--help", NULL};
+    const char *const *args = cmd_argv(buf, (size_t)_i, extra);
     run_normlab(&r, args);
     assert_clean_exit(&r, show(args));
     ck_assert_msg(r.code == 0, "`%s` exited %d, expected 0\nstderr: %s", show(args), r.code, r.err);
     char want[64];
     snprintf(want, sizeof want, "normlab %s", cmd);
+    /* The usage line names the command, with its mode if it has one. */
     ck_assert_msg(strstr(r.out, "usage") && strstr(r.out, want),
                   "`%s` should print a usage line naming '%s' on stdout; stdout was:\n%s",
                   show(args), want, r.out);
@@ -300,9 +340,9 @@ END_TEST
 
 START_TEST(command_rejects_unknown_flag)
 {
-    const char *cmd = command_names[_i];
     static run_result r;
-    const char *args[] = {cmd, "--no-such-flag", NULL};
+    const char *buf[16], *extra[] = {"--no-such-flag", NULL};
+    const char *const *args = cmd_argv(buf, (size_t)_i, extra);
     run_normlab(&r, args);
     assert_clean_exit(&r, show(args));
     ck_assert_msg(r.code == 2, "`%s` exited %d, expected 2 (a usage error)\nstderr: %s",
@@ -315,7 +355,8 @@ END_TEST
 /* Options that take a size, under the names the commands may use; a
  * command is tested on those its --help mentions. */
 static const char *const size_options[] = {
-    "--rows", "--d", "--dim", "--threads", "--samples", "--repeats", "--warmup", "--seed-rows",
+    "--rows", "--d", "--dim", "--threads", "--samples", "--runs", "--reps", "--repeats",
+    "--warmup",
 };
 #define NSIZE_OPTIONS (sizeof size_options / sizeof size_options[0])
 
@@ -351,8 +392,9 @@ START_TEST(command_rejects_bad_sizes)
 {
     const char *cmd = command_names[_i];
     static run_result help, r;
-    const char *hargs[] = {cmd, "--help", NULL};
-    run_normlab(&help, hargs);
+    const char *buf[16];
+    const char *hextra[] = {"--help", NULL};
+    run_normlab(&help, cmd_argv(buf, (size_t)_i, hextra));
 
     size_t tested = 0;
     for (size_t o = 0; o < NSIZE_OPTIONS; o++) {
@@ -361,7 +403,8 @@ START_TEST(command_rejects_bad_sizes)
             continue;
         tested++;
         for (size_t b = 0; b < sizeof bad_sizes / sizeof bad_sizes[0]; b++) {
-            const char *args[] = {cmd, opt, bad_sizes[b].value, NULL};
+            const char *extra[] = {opt, bad_sizes[b].value, NULL};
+            const char *const *args = cmd_argv(buf, (size_t)_i, extra);
             run_normlab(&r, args);
             assert_clean_exit(&r, show(args));
             ck_assert_msg(r.code != 0, "`%s` (%s) exited 0: a bad size must be refused",
@@ -371,7 +414,8 @@ START_TEST(command_rejects_bad_sizes)
                           show(args), bad_sizes[b].why, r.code, opt, r.err);
         }
         /* The option as the last word, with its value missing. */
-        const char *args[] = {cmd, opt, NULL};
+        const char *extra[] = {opt, NULL};
+        const char *const *args = cmd_argv(buf, (size_t)_i, extra);
         run_normlab(&r, args);
         assert_clean_exit(&r, show(args));
         ck_assert_msg(r.code != 0 && strstr(r.err, opt),
@@ -384,12 +428,31 @@ START_TEST(command_rejects_bad_sizes)
     if (mentions_option(help.out, "--rows") && mentions_option(help.out, "--d")) {
         const char *products[][2] = {{"8589934592", "8589934592"}, {"16777216", "16777216"}};
         for (size_t k = 0; k < 2; k++) {
-            const char *args[] = {cmd, "--rows", products[k][0], "--d", products[k][1], NULL};
+            const char *extra[] = {"--rows", products[k][0], "--d", products[k][1], NULL};
+            const char *const *args = cmd_argv(buf, (size_t)_i, extra);
             run_normlab(&r, args);
             assert_clean_exit(&r, show(args));
             ck_assert_msg(r.code != 0 && (strstr(r.err, "rows") || strstr(r.err, "--d")),
                           "`%s` exited %d; a rows x d that cannot be allocated must be refused "
                           "with a message naming rows or d:\n%s", show(args), r.code, r.err);
+        }
+    }
+    /* A shape option takes ROWSxD: each part is a size, and so is the
+     * product (the 2^62, 2^64 and 1 PiB cases again, as shapes). */
+    if (mentions_option(help.out, "--shape")) {
+        tested++;
+        const char *shapes[] = {"abc", "4096", "4096x", "x4096", "-1x5", "0x5", "5x0",
+                                "1.5x2", "4096x4096,abc", "18446744073709551616x1",
+                                "4611686018427387904x1", "4294967296x4294967296",
+                                "16777216x16777216"};
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+            const char *extra[] = {"--shape", shapes[k], NULL};
+            const char *const *args = cmd_argv(buf, (size_t)_i, extra);
+            run_normlab(&r, args);
+            assert_clean_exit(&r, show(args));
+            ck_assert_msg(r.code != 0 && strstr(r.err, "shape"),
+                          "`%s` exited %d; a bad shape must be refused with a message "
+                          "naming the shape:\n%s", show(args), r.code, r.err);
         }
     }
     if (tested == 0) {
