@@ -15,6 +15,7 @@ memcheck: deps $(TESTS) $(NORMLAB)
 	@scripts/deps.sh memcheck
 	CK_FORK=no CK_DEFAULT_TIMEOUT=600 \
 	NL_TEST_WRAPPER="$(VALGRIND) $(VALGRIND_FLAGS)" \
+	NL_CLI_WRAPPER="$(VALGRIND) $(VALGRIND_FLAGS)" \
 	    scripts/run-tests.sh $(BUILD)/tests $(TESTS)
 
 ## cross-test — build for aarch64 and run every suite under qemu-aarch64
@@ -41,9 +42,19 @@ $(CROSS_SYSROOT)/.complete:
 	scripts/cross-sysroot.sh $(CROSS_SYSROOT)
 
 ## cross-build — the aarch64 build alone (into build-aarch64/)
+# Suites that run build-aarch64/normlab as a program (bench, config, cli,
+# opencl) cannot exec an aarch64 binary: there is no binfmt_misc handler
+# here (registering one changes the machine). So the program is renamed
+# normlab.aarch64 and normlab becomes a script that runs it under qemu.
 cross-build: $(CROSS_SYSROOT)/.complete
 	@mkdir -p $(CROSS_BUILD)/no-opencl-vendors
 	$(CROSS_MAKE) build
+	@if head -c4 $(CROSS_BUILD)/normlab | grep -q ELF; then \
+	    mv -f $(CROSS_BUILD)/normlab $(CROSS_BUILD)/normlab.aarch64; \
+	    printf '#!/bin/sh\n# runs the aarch64 normlab under qemu (made by make cross-build)\nexec %s "$$(dirname "$$0")/normlab.aarch64" "$$@"\n' \
+	        '$(CROSS_RUN)' > $(CROSS_BUILD)/normlab; \
+	    chmod +x $(CROSS_BUILD)/normlab; \
+	fi
 
 cross-test: cross-build
 	@echo "::: running the aarch64 suites under $(CROSS_RUN)"
