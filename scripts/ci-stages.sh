@@ -4,8 +4,13 @@
 #   clang     make CC=clang test         the other compiler, warnings as errors (build-clang/)
 #   memcheck  make memcheck              every suite under valgrind
 #   cross     make cross-test            aarch64 build, every suite under qemu (build-aarch64/)
-#   grading   make grade-selftest        the grader on the reference solutions and starters,
-#                                        when the book/grading area provides that target
+#   grading   make grade-check grade-selftest
+#                                        every starter fails, every solution scores full, and
+#                                        the grader survives broken submissions
+# The host stages require OpenCL (NORMLAB_REQUIRE_OPENCL=1, as .ci/run's
+# make test): PoCL is installed in CI, so a skipped OpenCL test would hide
+# a fault. The aarch64 stage cannot have it (no arm64 PoCL under qemu): its
+# OpenCL tests skip, and say so. NL_CI_REQUIRE_OPENCL=0 lifts this.
 # Default: all of them, in that order. Every stage runs even after one
 # fails, so one CI run shows every problem; each is timed, and the closing
 # table says which failed. Exit 0 only if none did.
@@ -19,18 +24,19 @@ jobs=${NL_CI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(san clang memcheck cross grading)
 
+ocl=${NL_CI_REQUIRE_OPENCL:-1}
 run_stage() {
     case $1 in
-        san)      make -j"$jobs" test SAN=1 WERROR=1 ;;
+        san)      NORMLAB_REQUIRE_OPENCL=$ocl make -j"$jobs" test SAN=1 WERROR=1 ;;
         clang)    scripts/deps.sh clang &&
-                  make -j"$jobs" CC=clang BUILD=build-clang test WERROR=1 ;;
-        memcheck) make -j"$jobs" memcheck WERROR=1 ;;
+                  NORMLAB_REQUIRE_OPENCL=$ocl make -j"$jobs" CC=clang BUILD=build-clang test WERROR=1 ;;
+        memcheck) NORMLAB_REQUIRE_OPENCL=$ocl make -j"$jobs" memcheck WERROR=1 ;;
         cross)    make -j"$jobs" cross-test WERROR=1 ;;
         grading)
-            if make -n grade-selftest >/dev/null 2>&1; then
-                make -j"$jobs" grade-selftest
+            if make -n grade-check grade-selftest >/dev/null 2>&1; then
+                make -j"$jobs" grade-check && make -j"$jobs" grade-selftest
             else
-                echo "SKIPPED: no grade-selftest target in this tree yet"
+                echo "SKIPPED: no grade-check/grade-selftest targets in this tree"
                 return 3
             fi ;;
         *) echo "ci-stages.sh: unknown stage '$1'" >&2; return 2 ;;
