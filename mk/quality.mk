@@ -9,7 +9,7 @@
 # errors in the children would go unseen. The suites are the normal build's.
 # NL_CLI_WRAPPER puts the normlab program under valgrind too, where
 # check_cli runs it. To find where an uninitialised value came from, add
-# VALGRIND_FLAGS+=--track-origins=yes (it doubles the run time, so CI
+# VALGRIND_FLAGS+=--track-origins=yes (slower still, so CI
 # leaves it off). valgrind 3.19 has no AVX-512: those paths skip here.
 VALGRIND ?= valgrind
 VALGRIND_FLAGS ?= -q --error-exitcode=1 --leak-check=full \
