@@ -423,6 +423,9 @@ START_TEST(command_rejects_bad_sizes)
         ck_assert_msg(r.code != 0 && strstr(r.err, opt),
                       "`%s` (value missing) exited %d; expected non-zero and a message naming "
                       "%s:\n%s", show(args), r.code, opt, r.err);
+        ck_assert_msg(!strstr(r.err, "unknown"),
+                      "`%s` (value missing): %s is in --help, yet the message calls it "
+                      "unknown; say that it needs a value:\n%s", show(args), opt, r.err);
     }
     /* Each size fits, the product does not: rows x d floats overflow
      * size_t (2^33 x 2^33 x 4 bytes), or exhaust any machine (2^24 x 2^24
