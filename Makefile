@@ -17,10 +17,13 @@ CC := gcc
 endif
 SAN     ?=
 WERROR  ?= $(if $(filter true,$(CI)),1,)
+# One build folder per compiler and sanitizer setting, so that switching
+# never mixes their objects.
+CC_TAG  := $(if $(findstring clang,$(CC)),-clang,)
 ifeq ($(SAN),1)
-BUILD   ?= build-san
+BUILD   ?= build-san$(CC_TAG)
 else
-BUILD   ?= build
+BUILD   ?= build$(CC_TAG)
 endif
 
 TARGET_ARCH_NAME := $(shell $(CC) -dumpmachine 2>/dev/null | cut -d- -f1)
@@ -41,9 +44,12 @@ ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ALL_CFLAGS += $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-# PoCL compiles kernels with LLVM, which keeps allocations LeakSanitizer
-# reports on a cold kernel cache; the file names only driver frames.
-export LSAN_OPTIONS ?= suppressions=$(CURDIR)/tests/lsan-pocl.supp
+# PoCL compiles kernels with LLVM on a cold kernel cache and keeps what it
+# allocated there; tests/lsan.supp names that one driver function. PoCL has
+# no frame pointers, so only the slow unwinder sees its name.
+export ASAN_OPTIONS ?= fast_unwind_on_malloc=0
+export LSAN_OPTIONS ?= suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+export UBSAN_OPTIONS ?= print_stacktrace=1
 endif
 LDLIBS  := $(shell pkg-config --libs libcjson OpenCL 2>/dev/null) -fopenmp -lm
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
@@ -98,7 +104,17 @@ Q := @
 say = @printf '  %-5s %s\n' $(1) $(2)
 endif
 
-$(BUILD)/obj/%.o: %.c
+# Objects depend on the flags they were built with: WERROR=1 or new CFLAGS
+# rebuild everything, and an unchanged command line rebuilds nothing.
+FLAGS_STAMP := $(BUILD)/.flags
+FLAGS_NOW    = $(CC) $(ALL_CFLAGS) $(LDFLAGS)
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@[ -f $@ ] && [ "$$(cat $@)" = '$(FLAGS_NOW)' ] || printf '%s' '$(FLAGS_NOW)' > $@
+.PHONY: FORCE
+FORCE:
+
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ISA_FLAGS) -MMD -MP -c $< -o $@

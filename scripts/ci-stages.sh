@@ -7,6 +7,8 @@
 #   grading   make grade-check grade-selftest
 #                                        every starter fails, every solution scores full, and
 #                                        the grader survives broken submissions
+#   book      make book SOLUTIONS=1      the PDF with its answer key, from the tested
+#                                        code (installs pandoc and TeX as root)
 # The host stages require OpenCL (NORMLAB_REQUIRE_OPENCL=1, as .ci/run's
 # make test): PoCL is installed in CI, so a skipped OpenCL test would hide
 # a fault. The aarch64 stage cannot have it (no arm64 PoCL under qemu): its
@@ -22,7 +24,7 @@ cd "$(dirname "$0")/.."
 jobs=${NL_CI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 [ "$jobs" -gt 2 ] && jobs=2   # the CI machine's budget: 2 cores
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(san clang memcheck cross grading)
+[ ${#stages[@]} -gt 0 ] || stages=(san clang memcheck cross grading book)
 
 ocl=${NL_CI_REQUIRE_OPENCL:-1}
 run_stage() {
@@ -39,6 +41,7 @@ run_stage() {
                 echo "SKIPPED: no grade-check/grade-selftest targets in this tree"
                 return 3
             fi ;;
+        book)     make book SOLUTIONS=1 && make book ;;
         *) echo "ci-stages.sh: unknown stage '$1'" >&2; return 2 ;;
     esac
 }

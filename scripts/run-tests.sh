@@ -20,7 +20,13 @@ for t in "$@"; do
     read -r p f s < <(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3/' <<<"$line")
     total_p=$((total_p + p)); total_f=$((total_f + f)); total_s=$((total_s + s))
     [ "$rc" -eq 0 ] || bad+=("$name")
-    if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        # All tests passed, yet the suite failed: a valgrind or sanitizer
+        # report at exit. Count it, so the totals agree with the exit code.
+        echo "!!! suite $name exited $rc with no failing test: see the memory or sanitizer report above"
+        total_f=$((total_f + 1))
+    fi
+    if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$s" -gt 0 ]; then
         echo "!!! WARNING: every test of suite $name was skipped; see the reasons above"
     fi
 done

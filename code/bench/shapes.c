@@ -1,9 +1,9 @@
 /* shapes.c — reading "ROWSxD" and "1,2,8" from the command line.
  * A benchmark that silently ran a different size than asked for would
  * report numbers for the wrong question, so everything odd is refused. */
+#include "args.h"
 #include "bench/bench.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,32 +12,6 @@
 /* A strictly positive whole number that fits size_t: "4096", never "4k",
  * "-1", "+3", "12abc" or "0".  (Kept here rather than borrowed from the
  * CLI so that the library and its tests link without the CLI.) */
-static int parse_count(const char *text, const char *what, size_t *out)
-{
-    char *end = NULL;
-    if (!text || *text < '0' || *text > '9') {
-        fprintf(stderr, "normlab: %s must be a positive whole number, got '%s'\n",
-                what, text ? text : "");
-        return 0;
-    }
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (*end != '\0') {
-        fprintf(stderr, "normlab: %s must be a positive whole number, got '%s'\n", what, text);
-        return 0;
-    }
-    if (errno == ERANGE || v > SIZE_MAX) {
-        fprintf(stderr, "normlab: %s '%s' is too large\n", what, text);
-        return 0;
-    }
-    if (v == 0) {
-        fprintf(stderr, "normlab: %s must be at least 1, got 0\n", what);
-        return 0;
-    }
-    *out = (size_t)v;
-    return 1;
-}
-
 double nl_phys_memory(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
@@ -66,8 +40,8 @@ int nl_parse_shape(const char *text, nl_shape *out)
     memcpy(rows_text, text, len);
     rows_text[len] = '\0';
     nl_shape s;
-    if (!parse_count(rows_text, "the shape's row count", &s.rows) ||
-        !parse_count(x + 1, "the shape's width d", &s.d))
+    if (!nl_parse_size(rows_text, "the shape's row count", &s.rows) ||
+        !nl_parse_size(x + 1, "the shape's width d", &s.d))
         return 0;
     /* Two buffers (x and y) of rows*d floats must fit in a size_t and in RAM. */
     if (s.rows > SIZE_MAX / s.d || s.rows * s.d > SIZE_MAX / (2 * sizeof(float))) {
@@ -108,7 +82,7 @@ size_t nl_parse_count_list(const char *text, const char *what, size_t *out, size
             fprintf(stderr, "normlab: %s: at most %zu values\n", what, max);
             return 0;
         }
-        if (!parse_count(item, what, &out[n]))
+        if (!nl_parse_size(item, what, &out[n]))
             return 0;
         n++;
         if (!comma)

@@ -345,8 +345,10 @@ static int is_option(const char *arg, const char *name)
 int cmd_demo(int argc, char **argv)
 {
     size_t rows = 1024, d = 1024, runs = 7;
-    const struct { const char *flag; size_t *value; } sizes[] = {
-        {"--rows", &rows}, {"--d", &d}, {"--runs", &runs}};
+    /* Every size has a bound, so that 2^62 runs is refused, not attempted;
+     * rows and d are bounded together by nl_check_shape below. */
+    const struct { const char *flag; size_t *value; size_t max; } sizes[] = {
+        {"--rows", &rows, SIZE_MAX}, {"--d", &d, SIZE_MAX}, {"--runs", &runs, 100000}};
     int experiment = 1, ladder = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -355,7 +357,7 @@ int cmd_demo(int argc, char **argv)
             s++;
         if (s < sizeof sizes / sizeof sizes[0]) {
             const char *v = option_value(argc, argv, &i, sizes[s].flag);
-            if (!v || !nl_parse_size(v, sizes[s].flag, sizes[s].value))
+            if (!v || !nl_parse_size_max(v, sizes[s].flag, sizes[s].max, sizes[s].value))
                 return 2;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
@@ -374,6 +376,11 @@ int cmd_demo(int argc, char **argv)
         fprintf(stderr, "normlab demo: --no-ladder and --no-experiment leave nothing to run\n");
         return 2;
     }
+
+    /* x, y, gamma, beta and the double reference: checked before Part 1
+     * runs, so a bad shape fails at once and names --rows and --d. */
+    if (ladder && !nl_check_shape(rows, d, 6))
+        return 2;
 
     printf("normlab demo: One Word Less, from LayerNorm to RMSNorm\n\n");
     int status = 0;

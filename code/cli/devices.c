@@ -25,8 +25,9 @@ int cmd_devices(int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-            spec = argv[++i];
+        } else if (!strcmp(argv[i], "--device")) {
+            if (!(spec = nl_option_value(argc, argv, &i)))
+                return 2;
         } else {
             fprintf(stderr, "normlab devices: unknown argument '%s' (try --help)\n", argv[i]);
             return 2;

@@ -31,7 +31,14 @@ typedef enum { NL_LAYERNORM = 0, NL_RMSNORM = 1 } nl_norm;
  * In place is allowed: y may equal x exactly (every implementation reads a
  * whole row's statistics before it writes that row).  Partially overlapping
  * buffers are not allowed.
- * rows == 0 is a no-op.  d must be >= 1 (callers check; nl_check_args helps).
+ * rows == 0 is a no-op: nothing is read or written, so x and y may then be
+ * NULL.  d must be >= 1 (callers check; nl_check_args helps).
+ * A NaN or +-Inf in x spoils at most its own row: every other row comes out
+ * as without it, within tol.  Subnormal inputs are handled like any others;
+ * flushing them to zero is allowed, as it changes no output by more than tol.
+ * eps == 0 on a row with no spread (all zeros) gives NaN in every output of
+ * that row (0 * 1/sqrt(0)), as nl_reference and PyTorch do; no
+ * implementation special-cases it.  (tests/check_edge.c holds them to this.)
  * Returns 0 on success, or a negative NL_E* code (only implementations that
  * can fail at run time, e.g. OpenCL, return non-zero). */
 typedef int (*nl_forward_fn)(const float *x, const float *gamma,

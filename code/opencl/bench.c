@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "opencl/internal.h"
 
 static double seconds(cl_event ev)
@@ -134,15 +135,15 @@ int nl_cl_bench_main(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "--quick")) {
             reps = 3;
-        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            char *end;
-            reps = strtoul(argv[++i], &end, 10);
-            if (*end || reps == 0 || reps > 100000) {
-                fprintf(stderr, "normlab bench --opencl: --reps wants 1 to 100000, got '%s'\n", argv[i]);
+        } else if (!strcmp(argv[i], "--reps")) {
+            const char *v = nl_option_value(argc, argv, &i);
+            if (!v || !nl_parse_size_max(v, "--reps", 100000, &reps))
                 return 2;
-            }
-        } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-            nl_opencl_use(argv[++i]);
+        } else if (!strcmp(argv[i], "--device")) {
+            const char *v = nl_option_value(argc, argv, &i);
+            if (!v)
+                return 2;
+            nl_opencl_use(v);
         } else {
             fprintf(stderr, "normlab bench --opencl: unknown argument '%s' (try --help)\n", argv[i]);
             return 2;
