@@ -29,6 +29,8 @@ end
 -- Listings are not wrapped, so a wide one gets a smaller font: the text
 -- width holds about 85 columns at \small, 94 at \footnotesize, 106 at
 -- \scriptsize and 121 at \tiny (11 pt body, A4, 2.6 cm margins).
+-- Listings of at most this many lines never break across pages.
+local keep_together = 25
 local sizes = {{85, "\\small"}, {94, "\\footnotesize"}, {106, "\\scriptsize"}, {121, "\\tiny"}}
 local function fitted(blocks, text, what)
   if not is_latex then return blocks end
@@ -45,6 +47,12 @@ local function fitted(blocks, text, what)
     io.stderr:write("book: " .. chapter_label(source) .. ": " .. what .. " is " .. width ..
                     " columns wide; the page holds 121 even in \\tiny\n")
     size = "\\tiny"
+  end
+  -- A short listing is kept on one page (\\needlines, book/header.tex):
+  -- its lines, the head line and a little air, in body lines.
+  local lines = select(2, text:gsub("\n", "")) + 1
+  if lines <= keep_together then
+    table.insert(blocks, 1, pandoc.RawBlock("latex", "\\needlines{" .. (lines + 3) .. "}"))
   end
   if size == "\\small" then return blocks end
   table.insert(blocks, 1, pandoc.RawBlock("latex", "\\renewcommand{\\listingsize}{" .. size .. "}"))
@@ -93,13 +101,20 @@ local function run(block)
   out = out:gsub("\n+$", "")
   local code = pandoc.CodeBlock(out, pandoc.Attr("", {"text"}, {}))
   if is_latex then
-    return fitted({pandoc.RawBlock("latex", "\\snippetfile{\\texttt{" .. tex("$ " .. cmd) .. "}}{output of the run}"), code}, out, "the output of " .. cmd)
+    return fitted({pandoc.RawBlock("latex", "\\snippetfile{\\texttt{" .. tex("$ " .. cmd):gsub(",", ",\\allowbreak{}") .. "}}{output of the run}"), code}, out, "the output of " .. cmd)
   end
   return {pandoc.Div({pandoc.Para({pandoc.Code("$ " .. cmd)}), code}, pandoc.Attr("", {"listing"}, {}))}
 end
 
+-- A code block written in the chapter itself (a shell session, a
+-- program's output) is sized and kept together like a listing.
+local function plain(block)
+  if not is_latex then return nil end
+  return fitted({block}, block.text, "a code block")
+end
+
 local function expand(block)
-  return pull(block) or run(block)
+  return pull(block) or run(block) or plain(block)
 end
 
 local function source_marker(block)
