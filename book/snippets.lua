@@ -49,11 +49,11 @@ local function fitted(blocks, text, what)
     size = "\\tiny"
   end
   -- A short listing is kept on one page (\\needlines, book/header.tex):
-  -- its lines, the head line and a little air, in body lines.
+  -- its lines, the head line and a little air, in body lines. A long one
+  -- at least starts with a few lines under its head.
   local lines = select(2, text:gsub("\n", "")) + 1
-  if lines <= keep_together then
-    table.insert(blocks, 1, pandoc.RawBlock("latex", "\\needlines{" .. (lines + 3) .. "}"))
-  end
+  local need = lines <= keep_together and lines + 3 or 8
+  table.insert(blocks, 1, pandoc.RawBlock("latex", "\\needlines{" .. need .. "}"))
   if size == "\\small" then return blocks end
   table.insert(blocks, 1, pandoc.RawBlock("latex", "\\renewcommand{\\listingsize}{" .. size .. "}"))
   table.insert(blocks, pandoc.RawBlock("latex", "\\renewcommand{\\listingsize}{\\small}"))
@@ -139,6 +139,18 @@ function Pandoc(doc)
       if block.t == "CodeBlock" then
         local r = expand(block)
         if r then
+          -- A listing right under a heading: the heading goes with it.
+          local prev = out[#out]
+          if prev and prev.t == "Header" then
+            for k, b in ipairs(r) do
+              local need = b.t == "RawBlock" and b.text:match("^\\needlines{(%d+)}$")
+              if need then
+                table.remove(r, k)
+                table.insert(out, #out, pandoc.RawBlock("latex", "\\needlines{" .. (tonumber(need) + 3) .. "}"))
+                break
+              end
+            end
+          end
           for _, b in ipairs(r) do table.insert(out, b) end
           goto continue
         end
