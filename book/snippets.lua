@@ -29,6 +29,8 @@ end
 -- Listings are not wrapped, so a wide one gets a smaller font: the text
 -- width holds about 85 columns at \small, 94 at \footnotesize, 106 at
 -- \scriptsize and 121 at \tiny (11 pt body, A4, 2.6 cm margins).
+-- Listings of at most this many lines never break across pages.
+local keep_together = 25
 local sizes = {{85, "\\small"}, {94, "\\footnotesize"}, {106, "\\scriptsize"}, {121, "\\tiny"}}
 local function fitted(blocks, text, what)
   if not is_latex then return blocks end
@@ -46,6 +48,12 @@ local function fitted(blocks, text, what)
                     " columns wide; the page holds 121 even in \\tiny\n")
     size = "\\tiny"
   end
+  -- A short listing is kept on one page (\\needlines, book/header.tex):
+  -- its lines, the head line and a little air, in body lines. A long one
+  -- at least starts with a few lines under its head.
+  local lines = select(2, text:gsub("\n", "")) + 1
+  local need = lines <= keep_together and lines + 3 or 8
+  table.insert(blocks, 1, pandoc.RawBlock("latex", "\\needlines{" .. need .. "}"))
   if size == "\\small" then return blocks end
   table.insert(blocks, 1, pandoc.RawBlock("latex", "\\renewcommand{\\listingsize}{" .. size .. "}"))
   table.insert(blocks, pandoc.RawBlock("latex", "\\renewcommand{\\listingsize}{\\small}"))
@@ -93,13 +101,20 @@ local function run(block)
   out = out:gsub("\n+$", "")
   local code = pandoc.CodeBlock(out, pandoc.Attr("", {"text"}, {}))
   if is_latex then
-    return fitted({pandoc.RawBlock("latex", "\\snippetfile{\\texttt{" .. tex("$ " .. cmd) .. "}}{output of the run}"), code}, out, "the output of " .. cmd)
+    return fitted({pandoc.RawBlock("latex", "\\snippetfile{\\texttt{" .. tex("$ " .. cmd):gsub(",", ",\\allowbreak{}") .. "}}{output of the run}"), code}, out, "the output of " .. cmd)
   end
   return {pandoc.Div({pandoc.Para({pandoc.Code("$ " .. cmd)}), code}, pandoc.Attr("", {"listing"}, {}))}
 end
 
+-- A code block written in the chapter itself (a shell session, a
+-- program's output) is sized and kept together like a listing.
+local function plain(block)
+  if not is_latex then return nil end
+  return fitted({block}, block.text, "a code block")
+end
+
 local function expand(block)
-  return pull(block) or run(block)
+  return pull(block) or run(block) or plain(block)
 end
 
 local function source_marker(block)
@@ -124,6 +139,18 @@ function Pandoc(doc)
       if block.t == "CodeBlock" then
         local r = expand(block)
         if r then
+          -- A listing right under a heading: the heading goes with it.
+          local prev = out[#out]
+          if prev and prev.t == "Header" then
+            for k, b in ipairs(r) do
+              local need = b.t == "RawBlock" and b.text:match("^\\needlines{(%d+)}$")
+              if need then
+                table.remove(r, k)
+                table.insert(out, #out, pandoc.RawBlock("latex", "\\needlines{" .. (tonumber(need) + 3) .. "}"))
+                break
+              end
+            end
+          end
           for _, b in ipairs(r) do table.insert(out, b) end
           goto continue
         end
