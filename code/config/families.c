@@ -2,7 +2,7 @@
  * from here, keyed by model_type, never from the name of the eps key: T5
  * and Mamba read `layer_norm_epsilon` and build RMSNorms.  Every row was
  * checked against the Hugging Face transformers modeling file in `source`
- * (chapter 4 lists them). */
+ * (chapter 4 names their folders under src/transformers/models/). */
 #include <string.h>
 
 #include "config/config_internal.h"
