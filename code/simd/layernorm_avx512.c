@@ -90,7 +90,7 @@ static inline __m512 out16(const float *x, const float *gamma, const float *beta
 // @snippet ln-avx512-stream
 static inline __attribute__((always_inline)) void
 row_out(const float *x, const float *gamma, const float *beta, stats16 st,
-        size_t d, float *y, int stream, const float *xn)
+        size_t d, float *y, int stream, int prefetch, const float *xn)
 {
     size_t i = 0;
     if (stream) {
@@ -100,13 +100,13 @@ row_out(const float *x, const float *gamma, const float *beta, stats16 st,
             _mm512_mask_storeu_ps(y, k, out16(x, gamma, beta, st, k));
         }
         for (i = head; i + 16 <= d; i += 16) {
-            if (xn)
+            if (prefetch)
                 _mm_prefetch((const char *)(xn + i), _MM_HINT_T1);
             _mm512_stream_ps(y + i, out16(x + i, gamma + i, beta + i, st, 0xFFFF));
         }
     } else {
         for (; i + 16 <= d; i += 16) {
-            if (xn)
+            if (prefetch)
                 _mm_prefetch((const char *)(xn + i), _MM_HINT_T1);
             _mm512_storeu_ps(y + i, out16(x + i, gamma + i, beta + i, st, 0xFFFF));
         }
@@ -135,8 +135,9 @@ layernorm_rows(const float *x, const float *gamma, const float *beta, float eps,
             corr = 0.0f;
         }
         stats16 st = {_mm512_set1_ps(mf), _mm512_set1_ps(corr), _mm512_set1_ps(inv)};
-        const float *xn = !prefetch ? NULL : r + 1 < rows ? xr + d : xr;
-        row_out(xr, gamma, beta, st, d, y + r * d, stream, xn);
+        /* The last row prefetches itself, not a line past the end of x. */
+        const float *xn = r + 1 < rows ? xr + d : xr;
+        row_out(xr, gamma, beta, st, d, y + r * d, stream, prefetch, xn);
     }
     if (stream)
         _mm_sfence(); /* streamed lines become visible before we return */
