@@ -13,9 +13,11 @@
 
 /* Streaming stores and the next-row prefetch (the *_pf kernels) win once a
  * call's rows no longer fit in the core's own cache: measured on the
- * course machine (normlab bench, one thread), rmsnorm_avx512_pf against
- * rmsnorm_avx512 was ~0.85 vs ~0.85 of copy at 256x1024 (2 MiB in + out,
- * the size of L2), and faster from 1024x1024 (8 MiB) up to 16384x8192.
+ * course machine (normlab bench, one thread), streaming lost at 256x1024
+ * (2 MiB in + out, the size of L2: rmsnorm_avx512_nt 0.74 of copy against
+ * 0.86 for rmsnorm_avx512), broke even at 1024x1024 and won from
+ * 2048x2048 (32 MiB) up: 0.72 -> 1.11 at 4096x4096, 0.54 -> 0.92 at
+ * 16384x8192 for rmsnorm_avx512 -> rmsnorm_avx512_pf.
  * The last-level cache did not move the break-even: this VM reports
  * 480 MiB of L3, yet a 16 MiB copy ran at DRAM speed.  So the test is the
  * bytes one call touches (input and output) against the per-core L2; a
