@@ -22,6 +22,7 @@ static const char *const kernels[] = {
     "layernorm_avx2", "layernorm_welford_avx2", "rmsnorm_avx2",
     "layernorm_avx512", "layernorm_welford_avx512", "rmsnorm_avx512",
     "layernorm_avx512_nt", "rmsnorm_avx512_nt",
+    "layernorm_avx512_pf", "rmsnorm_avx512_pf",
     "layernorm_neon", "rmsnorm_neon",
     "layernorm_best", "rmsnorm_best",
 };
@@ -235,8 +236,10 @@ END_TEST
 START_TEST(streaming_heads_every_offset)
 {
     const char *pairs[][2] = {{"layernorm_avx512_nt", "layernorm_avx512"},
-                              {"rmsnorm_avx512_nt", "rmsnorm_avx512"}};
-    for (size_t k = 0; k < 2; k++) {
+                              {"rmsnorm_avx512_nt", "rmsnorm_avx512"},
+                              {"layernorm_avx512_pf", "layernorm_avx512"},
+                              {"rmsnorm_avx512_pf", "rmsnorm_avx512"}};
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
         const nl_impl *nt = nl_find_impl(pairs[k][0]), *plain = nl_find_impl(pairs[k][1]);
         ck_assert(nt && plain);
         const char *why = nl_impl_unavailable(nt);

@@ -7,7 +7,33 @@
  * all within tol 1e-5 on unit-scale data, |x| ~ 1e20 handled); different
  * paths round differently, so results may differ in the last bits from
  * one ISA to another, never between runs on one machine. */
+#include <unistd.h>
+
 #include "simd/simd.h"
+
+/* Streaming stores and the next-row prefetch (the *_pf kernels) win once a
+ * call's rows no longer fit in the core's own cache: measured on the
+ * course machine (normlab bench, one thread), streaming lost at 256x1024
+ * (2 MiB in + out, the size of L2: rmsnorm_avx512_nt 0.74 of copy against
+ * 0.86 for rmsnorm_avx512), broke even at 1024x1024 and won from
+ * 2048x2048 (32 MiB) up: 0.72 -> 1.11 at 4096x4096, 0.54 -> 0.92 at
+ * 16384x8192 for rmsnorm_avx512 -> rmsnorm_avx512_pf.
+ * The last-level cache did not move the break-even: this VM reports
+ * 480 MiB of L3, yet a 16 MiB copy ran at DRAM speed.  So the test is the
+ * bytes one call touches (input and output) against the per-core L2; a
+ * thread of the _omp kernels asks it for its own block of rows. */
+int nl_output_spills(size_t rows, size_t d)
+{
+    static long l2; /* 0: not asked yet; the same answer for every thread */
+    long c = __atomic_load_n(&l2, __ATOMIC_RELAXED);
+    if (c == 0) {
+        c = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        if (c <= 0)
+            c = 1L << 20; /* unknown: assume a small L2 */
+        __atomic_store_n(&l2, c, __ATOMIC_RELAXED);
+    }
+    return rows * d * 2 * sizeof(float) > (size_t)c;
+}
 
 // @snippet simd-dispatch
 int nl_layernorm_best(const float *x, const float *gamma, const float *beta,
@@ -15,7 +41,8 @@ int nl_layernorm_best(const float *x, const float *gamma, const float *beta,
 {
     switch (nl_isa_active()) {
 #if defined(__x86_64__)
-    case NL_ISA_AVX512: return nl_layernorm_avx512(x, gamma, beta, eps, rows, d, y);
+    case NL_ISA_AVX512: return (nl_output_spills(rows, d) ? nl_layernorm_avx512_pf
+                                : nl_layernorm_avx512)(x, gamma, beta, eps, rows, d, y);
     case NL_ISA_AVX2:   return nl_layernorm_avx2(x, gamma, beta, eps, rows, d, y);
 #elif defined(__aarch64__)
     case NL_ISA_NEON:   return nl_layernorm_neon(x, gamma, beta, eps, rows, d, y);
@@ -30,7 +57,8 @@ int nl_rmsnorm_best(const float *x, const float *gamma, const float *beta,
 {
     switch (nl_isa_active()) {
 #if defined(__x86_64__)
-    case NL_ISA_AVX512: return nl_rmsnorm_avx512(x, gamma, beta, eps, rows, d, y);
+    case NL_ISA_AVX512: return (nl_output_spills(rows, d) ? nl_rmsnorm_avx512_pf
+                                : nl_rmsnorm_avx512)(x, gamma, beta, eps, rows, d, y);
     case NL_ISA_AVX2:   return nl_rmsnorm_avx2(x, gamma, beta, eps, rows, d, y);
 #elif defined(__aarch64__)
     case NL_ISA_NEON:   return nl_rmsnorm_neon(x, gamma, beta, eps, rows, d, y);

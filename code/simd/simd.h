@@ -33,6 +33,10 @@ float nl_sumsq(const float *x, size_t n);
 void nl_row_stats_wide(const float *x, size_t d, int center, float eps,
                        float *mean, float *inv);
 
+/* Whether rows x d of input and output together exceed this core's cache:
+ * then the _best kernels stream their output and prefetch the next row. */
+int nl_output_spills(size_t rows, size_t d);
+
 /* The kernels the dispatcher chooses between (signature nl_forward_fn). */
 #define NL_DECLARE_KERNEL(name)                                              \
     int nl_##name(const float *x, const float *gamma, const float *beta,    \
@@ -45,6 +49,8 @@ NL_DECLARE_KERNEL(layernorm_avx512);
 NL_DECLARE_KERNEL(rmsnorm_avx512);
 NL_DECLARE_KERNEL(layernorm_avx512_nt);
 NL_DECLARE_KERNEL(rmsnorm_avx512_nt);
+NL_DECLARE_KERNEL(layernorm_avx512_pf);
+NL_DECLARE_KERNEL(rmsnorm_avx512_pf);
 NL_DECLARE_KERNEL(layernorm_neon);
 NL_DECLARE_KERNEL(rmsnorm_neon);
 NL_DECLARE_KERNEL(layernorm_best);

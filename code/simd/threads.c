@@ -5,7 +5,7 @@
  * code whichever thread owns it, so the output is bit-identical for every
  * thread count (tests/check_threads.c).  The thread count is OpenMP's:
  * omp_set_num_threads() or OMP_NUM_THREADS, as `normlab bench` sets it.
- * The path (AVX-512, AVX2, ...) is chosen once, before the threads start.
+ * The path (AVX-512, AVX2, ...) and streaming are chosen per block.
  * Numerics: exactly those of the wrapped kernel (tol 1e-5, |x| ~ 1e20
  * handled), bit for bit. */
 #include <omp.h>
@@ -29,29 +29,20 @@ static int omp_rows(nl_forward_fn fn, const float *x, const float *gamma,
 }
 // @end
 
-static nl_forward_fn best(nl_norm norm)
-{
-    switch (nl_isa_active()) {
-#if defined(__x86_64__)
-    case NL_ISA_AVX512: return norm == NL_LAYERNORM ? nl_layernorm_avx512 : nl_rmsnorm_avx512;
-    case NL_ISA_AVX2:   return norm == NL_LAYERNORM ? nl_layernorm_avx2 : nl_rmsnorm_avx2;
-#elif defined(__aarch64__)
-    case NL_ISA_NEON:   return norm == NL_LAYERNORM ? nl_layernorm_neon : nl_rmsnorm_neon;
-#endif
-    default:            return norm == NL_LAYERNORM ? nl_layernorm_vec : nl_rmsnorm_vec;
-    }
-}
-
+/* Each thread runs the dispatcher on its own block: whether to stream is
+ * a question about the rows one core touches (nl_output_spills), and the
+ * streamed and ordinary kernels give the same bits, so the answer cannot
+ * make results depend on the thread count. */
 int nl_layernorm_omp(const float *x, const float *gamma, const float *beta,
                      float eps, size_t rows, size_t d, float *y)
 {
-    return omp_rows(best(NL_LAYERNORM), x, gamma, beta, eps, rows, d, y);
+    return omp_rows(nl_layernorm_best, x, gamma, beta, eps, rows, d, y);
 }
 
 int nl_rmsnorm_omp(const float *x, const float *gamma, const float *beta,
                    float eps, size_t rows, size_t d, float *y)
 {
-    return omp_rows(best(NL_RMSNORM), x, gamma, beta, eps, rows, d, y);
+    return omp_rows(nl_rmsnorm_best, x, gamma, beta, eps, rows, d, y);
 }
 
 #if defined(__x86_64__)
