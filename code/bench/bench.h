@@ -18,12 +18,16 @@
 typedef enum {
     NL_COPY_MEMCPY = 0, /* libc memcpy per slice: whatever the C library does best */
     NL_COPY_LOOP,       /* plain load/store loop, as a norm's output loop is written */
-    NL_COPY_STREAM,     /* non-temporal stores (x86-64); the loop elsewhere */
+    NL_COPY_STREAM,     /* non-temporal stores + prefetch (x86-64); the loop elsewhere */
     NL_COPY_KINDS
 } nl_copy_kind;
 
 const char *nl_copy_name(nl_copy_kind kind); /* "memcpy", "loop", "stream" */
 void nl_copy(nl_copy_kind kind, const float *src, float *dst, size_t n);
+#if defined(__x86_64__)
+/* The stream copy on CPUs with AVX-512F (copy_stream_avx512.c). */
+void nl_copy_stream_avx512(const float *restrict src, float *restrict dst, size_t n);
+#endif
 
 /* ---------------------------------------------------------------- shapes */
 
