@@ -73,58 +73,22 @@ static size_t count_char(const char *s, char c)
     return n;
 }
 
-/* The normlab binary next to the tests: build/tests/check_bench ->
- * build/normlab, whatever BUILD folder this is. */
-static void normlab_path(char *buf, size_t n)
+/* `normlab bench ARGS...`: its exit code; both streams are in bench_run.
+ * A crash or a hang fails the test at once. */
+static nl_run_result bench_run;
+static int run_bench(const char *const *args)
 {
-    char self[PATH_MAX - 16]; /* room for the suffix below */
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    ck_assert_msg(len > 0, "cannot read /proc/self/exe: %s", strerror(errno));
-    self[len] = '\0';
-    char *slash = strrchr(self, '/');
-    ck_assert(slash != NULL);
-    *slash = '\0';
-    snprintf(buf, n, "%s/../normlab", self);
-    ck_assert_msg(access(buf, X_OK) == 0,
-                  "%s is not there: build it first (make test builds it)", buf);
-}
-
-/* Runs `normlab bench ARGS...`, stdout into `out` (NULL: /dev/null),
- * stderr into `err`; returns the exit status. */
-static int run_bench_out(const char *out_path, const char *err, const char *const *args)
-{
-    char exe[PATH_MAX];
-    normlab_path(exe, sizeof exe);
-    char *argv[40];
-    int k = 0;
-    argv[k++] = exe;
-    argv[k++] = "bench";
+    const char *argv[40] = {"bench"};
+    size_t k = 1;
     for (; *args && k < 39; args++)
-        argv[k++] = (char *)*args;
+        argv[k++] = *args;
     argv[k] = NULL;
-
-    pid_t pid = fork();
-    ck_assert_msg(pid >= 0, "fork failed: %s", strerror(errno));
-    if (pid == 0) {
-        int out = out_path ? open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600)
-                           : open("/dev/null", O_WRONLY);
-        int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (out < 0 || fd < 0)
-            _exit(127);
-        dup2(out, 1);
-        dup2(fd, 2);
-        execv(exe, argv);
-        _exit(127);
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static int run_bench(const char *err, const char *const *args)
-{
-    return run_bench_out(NULL, err, args);
+    nl_run_normlab(&bench_run, argv, NULL);
+    ck_assert_msg(bench_run.exited && !bench_run.timed_out,
+                  "normlab bench %s did not exit by itself (signal %d, or killed after %.0f s)"
+                  "\nstderr: %s", argv[1] ? argv[1] : "", bench_run.code, nl_run_time_limit(),
+                  bench_run.err);
+    return bench_run.code;
 }
 
 /* Parsers print why they refuse; these tests check the refusal, so the
@@ -431,9 +395,6 @@ END_TEST
 
 START_TEST(bad_arguments_exit_2_with_a_message)
 {
-    make_tmpdir();
-    char err[PATH_MAX];
-    path_in_tmp(err, sizeof err, "stderr");
     const char *const cases[][12] = {
         {"--bogus", TINY},
         {"--shape", "12abc", TINY},
@@ -449,41 +410,35 @@ START_TEST(bad_arguments_exit_2_with_a_message)
         {TINY, "--csv"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        int rc = run_bench(err, cases[i]);
-        char *msg = slurp(err);
+        int rc = run_bench(cases[i]);
+        const char *msg = bench_run.err;
         ck_assert_msg(rc == 2, "normlab bench %s %s should exit 2, got %d", cases[i][0],
                       cases[i][1] ? cases[i][1] : "", rc);
         ck_assert_msg(msg && strstr(msg, "normlab") != NULL,
                       "normlab bench %s %s exits 2 without saying why", cases[i][0],
                       cases[i][1] ? cases[i][1] : "");
     }
-    remove_tmpdir();
 }
 END_TEST
 
 START_TEST(help_exits_0)
 {
-    make_tmpdir();
-    char err[PATH_MAX];
-    path_in_tmp(err, sizeof err, "stderr");
     const char *const args[] = {"--help", NULL};
-    ck_assert_int_eq(run_bench(err, args), 0);
-    remove_tmpdir();
+    ck_assert_int_eq(run_bench(args), 0);
 }
 END_TEST
 
 START_TEST(existing_csv_is_left_alone)
 {
     make_tmpdir();
-    char err[PATH_MAX], csv[PATH_MAX];
-    path_in_tmp(err, sizeof err, "stderr");
+    char csv[PATH_MAX];
     path_in_tmp(csv, sizeof csv, "mine.csv");
     write_file(csv, "a student's results\n");
     const char *const args[] = {TINY, "--csv", csv, NULL};
-    int rc = run_bench(err, args);
+    int rc = run_bench(args);
     ck_assert_msg(rc == 2, "normlab bench --csv EXISTING should exit 2, got %d", rc);
     ck_assert_str_eq(slurp(csv), "a student's results\n");
-    ck_assert_msg(strstr(slurp(err), "--force") != NULL,
+    ck_assert_msg(strstr(bench_run.err, "--force") != NULL,
                   "the refusal should tell the user about --force");
     remove_tmpdir();
 }
@@ -492,13 +447,12 @@ END_TEST
 START_TEST(tiny_run_writes_a_csv)
 {
     make_tmpdir();
-    char err[PATH_MAX], csv[PATH_MAX];
-    path_in_tmp(err, sizeof err, "stderr");
+    char csv[PATH_MAX];
     path_in_tmp(csv, sizeof csv, "run.csv");
     const char *const args[] = {"--shape", "3x5,2x8", "--samples", "2", "--threads", "1,2",
                                 "--impl", "layernorm_naive,rmsnorm_naive", "--csv", csv, NULL};
-    int rc = run_bench(err, args);
-    ck_assert_msg(rc == 0, "a tiny benchmark run failed (exit %d): %s", rc, slurp(err));
+    int rc = run_bench(args);
+    ck_assert_msg(rc == 0, "a tiny benchmark run failed (exit %d): %s", rc, bench_run.err);
     char *text = slurp(csv);
     size_t rows = 0, comments = 0;
     int header = 0;
@@ -518,12 +472,10 @@ START_TEST(tiny_run_writes_a_csv)
     ck_assert_msg(rows == 4, "expected 4 measurement rows, found %zu:\n%s", rows, text);
 
     /* --show reads it back: the table the book prints from a CSV. */
-    char out[PATH_MAX];
-    path_in_tmp(out, sizeof out, "stdout");
     const char *const show[] = {"--show", csv, "--shape", "2x8", NULL};
-    rc = run_bench_out(out, err, show);
-    ck_assert_msg(rc == 0, "normlab bench --show %s failed (exit %d): %s", csv, rc, slurp(err));
-    text = slurp(out);
+    rc = run_bench(show);
+    ck_assert_msg(rc == 0, "normlab bench --show %s failed (exit %d): %s", csv, rc, bench_run.err);
+    text = bench_run.out;
     ck_assert_msg(strstr(text, "== 2x8") && strstr(text, "rmsnorm_naive") && !strstr(text, "== 3x5"),
                   "--show --shape 2x8 should print the 2x8 block only:\n%s", text);
     remove_tmpdir();

@@ -17,184 +17,12 @@
  * the aarch64 binary under qemu, so every suite can run it as is.) */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
-
-#define CAP 65536
-
-typedef struct {
-    int exited;      /* 1 when the program exited (not killed by a signal) */
-    int code;        /* its exit code, or the signal that killed it */
-    int timed_out;
-    char out[CAP];   /* stdout, NUL-terminated, truncated at CAP - 1 */
-    char err[CAP];
-} run_result;
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The binary under test: ../normlab relative to this test binary; NULL
- * if it is not there. (No ck_assert here: nl_suite() calls it too, before
- * any test runs.) */
-static const char *normlab_path(void)
-{
-    static char path[PATH_MAX];
-    if (path[0])
-        return path;
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return NULL;
-    self[n] = '\0';
-    for (int up = 0; up < 2; up++) {         /* .../build/tests/check_cli -> .../build */
-        char *slash = strrchr(self, '/');
-        if (!slash)
-            return NULL;
-        *slash = '\0';
-    }
-    if (strlen(self) + sizeof "/normlab" > sizeof path)
-        return NULL;
-    memcpy(path, self, strlen(self));
-    memcpy(path + strlen(self), "/normlab", sizeof "/normlab");
-    if (access(path, X_OK) != 0) {
-        path[0] = '\0';
-        return NULL;
-    }
-    return path;
-}
-
-/* Slow wrappers (valgrind, qemu) get longer before a run counts as hung. */
-static double time_limit(void)
-{
-    const char *w = getenv("NL_CLI_WRAPPER"), *t = getenv("NL_TEST_WRAPPER");
-    return (w && *w) || (t && *t) ? 120.0 : 20.0;
-}
-
-static int under_address_sanitizer(void)
-{
-#if defined(__SANITIZE_ADDRESS__)
-    return 1;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    return 1;
-#endif
-#endif
-    return 0;
-}
-
-static void drain(int fd, char *buf, size_t *len, int *open_)
-{
-    char tmp[4096];
-    ssize_t n = read(fd, tmp, sizeof tmp);
-    if (n <= 0) {
-        *open_ = 0;
-        return;
-    }
-    size_t room = CAP - 1 - *len;
-    size_t take = (size_t)n < room ? (size_t)n : room;
-    memcpy(buf + *len, tmp, take);
-    *len += take;
-}
-
-/* Runs `normlab ARGS...` (args NULL-terminated), capturing both streams.
- * Returns 0, or -1 when the program could not be started at all. */
-static int try_run_normlab(run_result *r, const char *const *args)
-{
-    memset(r, 0, sizeof *r);
-    if (!normlab_path())
-        return -1;
-    const char *argv[64];
-    size_t k = 0;
-    char wrapper[1024] = "";
-    const char *w = getenv("NL_CLI_WRAPPER");
-    if (w && *w) {
-        snprintf(wrapper, sizeof wrapper, "%s", w);
-        for (char *tok = strtok(wrapper, " "); tok && k < 32; tok = strtok(NULL, " "))
-            argv[k++] = tok;
-    }
-    argv[k++] = normlab_path();
-    for (size_t i = 0; args[i] && k < 63; i++)
-        argv[k++] = args[i];
-    argv[k] = NULL;
-
-    int po[2], pe[2];
-    if (pipe(po) != 0)
-        return -1;
-    if (pipe(pe) != 0) {
-        close(po[0]), close(po[1]);
-        return -1;
-    }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        dup2(po[1], 1);
-        dup2(pe[1], 2);
-        close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
-        /* A command that tries to allocate an absurd size should fail to,
-         * not take the machine down with it. ASan and the wrappers reserve
-         * huge address ranges of their own, so they go without the cap. */
-        if (!under_address_sanitizer() && !(w && *w)) {
-            struct rlimit lim = {(rlim_t)8 << 30, (rlim_t)8 << 30};
-            setrlimit(RLIMIT_AS, &lim);
-        }
-        execvp(argv[0], (char *const *)argv);
-        fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    close(po[1]), close(pe[1]);
-
-    size_t lo = 0, le = 0;
-    int open_o = 1, open_e = 1;
-    double deadline = seconds_now() + time_limit();
-    while (open_o || open_e) {
-        struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
-        int left_ms = (int)((deadline - seconds_now()) * 1000);
-        if (left_ms <= 0) {
-            r->timed_out = 1;
-            kill(pid, SIGKILL);
-            break;
-        }
-        if (poll(fds, 2, left_ms) < 0 && errno != EINTR)
-            break;
-        if (open_o && (fds[0].revents & (POLLIN | POLLHUP)))
-            drain(po[0], r->out, &lo, &open_o);
-        if (open_e && (fds[1].revents & (POLLIN | POLLHUP)))
-            drain(pe[0], r->err, &le, &open_e);
-    }
-    close(po[0]), close(pe[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    r->exited = WIFEXITED(status);
-    r->code = r->exited ? WEXITSTATUS(status) : WTERMSIG(status);
-    return 0;
-}
-
-static void run_normlab(run_result *r, const char *const *args)
-{
-    ck_assert_msg(try_run_normlab(r, args) == 0,
-                  "cannot run the normlab program (expected at %s/../normlab next to the "
-                  "tests folder): build it first; `make test` does",
-                  "the test binary's folder");
-}
 
 /* "normlab bench --rows abc" for messages. */
 static const char *show(const char *const *args)
@@ -206,10 +34,10 @@ static const char *show(const char *const *args)
     return buf;
 }
 
-static void assert_clean_exit(const run_result *r, const char *cmdline)
+static void assert_clean_exit(const nl_run_result *r, const char *cmdline)
 {
     ck_assert_msg(!r->timed_out, "`%s` was still running after %.0f s and was killed: "
-                  "bad input must be rejected before any work starts", cmdline, time_limit());
+                  "bad input must be rejected before any work starts", cmdline, nl_run_time_limit());
     ck_assert_msg(r->exited, "`%s` was killed by signal %d (%s): bad input must give a "
                   "message, not a crash\nstderr: %s", cmdline, r->code, strsignal(r->code), r->err);
 }
@@ -254,10 +82,10 @@ static const char *const *cmd_argv(const char **buf, size_t i, const char *const
  * loop tests run once per real command. */
 static void load_commands(void)
 {
-    static run_result r;
+    static nl_run_result r;
     const char *args[] = {"--help", NULL};
     command_count = 0;
-    if (try_run_normlab(&r, args) != 0)
+    if (nl_try_run_normlab(&r, args, NULL) != 0)
         return;
     for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
         char name[32];
@@ -268,7 +96,7 @@ static void load_commands(void)
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
         for (size_t i = 0; i < listed; i++) {
             const char *margs[] = {modes[m][0], modes[m][1], "--help", NULL};
-            if (!strcmp(command_names[i], modes[m][0]) && try_run_normlab(&r, margs) == 0 &&
+            if (!strcmp(command_names[i], modes[m][0]) && nl_try_run_normlab(&r, margs, NULL) == 0 &&
                 r.exited && r.code == 0)
                 add_command(modes[m][0], modes[m][1]);
         }
@@ -278,9 +106,9 @@ static void load_commands(void)
 
 START_TEST(top_level_help_lists_every_command)
 {
-    static run_result r;
+    static nl_run_result r;
     const char *args[] = {"--help", NULL};
-    run_normlab(&r, args);
+    nl_run_normlab(&r, args, NULL);
     assert_clean_exit(&r, "normlab --help");
     ck_assert_msg(r.code == 0, "`normlab --help` exited %d, expected 0\nstderr: %s", r.code, r.err);
     ck_assert_msg(strstr(r.out, "usage"), "`normlab --help` printed no usage line on stdout:\n%s",
@@ -298,9 +126,9 @@ END_TEST
 
 START_TEST(no_command_is_a_usage_error)
 {
-    static run_result r;
+    static nl_run_result r;
     const char *args[] = {NULL};
-    run_normlab(&r, args);
+    nl_run_normlab(&r, args, NULL);
     assert_clean_exit(&r, "normlab");
     ck_assert_msg(r.code == 2, "`normlab` with no command exited %d, expected 2", r.code);
     ck_assert_msg(strstr(r.err, "usage"), "`normlab` with no command printed no usage on stderr:\n%s",
@@ -310,9 +138,9 @@ END_TEST
 
 START_TEST(unknown_command_is_named)
 {
-    static run_result r;
+    static nl_run_result r;
     const char *args[] = {"frobnicate", NULL};
-    run_normlab(&r, args);
+    nl_run_normlab(&r, args, NULL);
     assert_clean_exit(&r, "normlab frobnicate");
     ck_assert_msg(r.code == 2, "`normlab frobnicate` exited %d, expected 2", r.code);
     ck_assert_msg(strstr(r.err, "frobnicate"),
@@ -325,10 +153,10 @@ END_TEST
 START_TEST(command_help)
 {
     const char *cmd = command_names[_i];
-    static run_result r;
+    static nl_run_result r;
     const char *buf[16], *extra[] = {"--help", NULL};
     const char *const *args = cmd_argv(buf, (size_t)_i, extra);
-    run_normlab(&r, args);
+    nl_run_normlab(&r, args, NULL);
     assert_clean_exit(&r, show(args));
     ck_assert_msg(r.code == 0, "`%s` exited %d, expected 0\nstderr: %s", show(args), r.code, r.err);
     char want[64];
@@ -342,10 +170,10 @@ END_TEST
 
 START_TEST(command_rejects_unknown_flag)
 {
-    static run_result r;
+    static nl_run_result r;
     const char *buf[16], *extra[] = {"--no-such-flag", NULL};
     const char *const *args = cmd_argv(buf, (size_t)_i, extra);
-    run_normlab(&r, args);
+    nl_run_normlab(&r, args, NULL);
     assert_clean_exit(&r, show(args));
     ck_assert_msg(r.code == 2, "`%s` exited %d, expected 2 (a usage error)\nstderr: %s",
                   show(args), r.code, r.err);
@@ -393,10 +221,10 @@ static const struct {
 START_TEST(command_rejects_bad_sizes)
 {
     const char *cmd = command_names[_i];
-    static run_result help, r;
+    static nl_run_result help, r;
     const char *buf[16];
     const char *hextra[] = {"--help", NULL};
-    run_normlab(&help, cmd_argv(buf, (size_t)_i, hextra));
+    nl_run_normlab(&help, cmd_argv(buf, (size_t)_i, hextra), NULL);
 
     size_t tested = 0;
     for (size_t o = 0; o < NSIZE_OPTIONS; o++) {
@@ -407,7 +235,7 @@ START_TEST(command_rejects_bad_sizes)
         for (size_t b = 0; b < sizeof bad_sizes / sizeof bad_sizes[0]; b++) {
             const char *extra[] = {opt, bad_sizes[b].value, NULL};
             const char *const *args = cmd_argv(buf, (size_t)_i, extra);
-            run_normlab(&r, args);
+            nl_run_normlab(&r, args, NULL);
             assert_clean_exit(&r, show(args));
             ck_assert_msg(r.code != 0, "`%s` (%s) exited 0: a bad size must be refused",
                           show(args), bad_sizes[b].why);
@@ -418,7 +246,7 @@ START_TEST(command_rejects_bad_sizes)
         /* The option as the last word, with its value missing. */
         const char *extra[] = {opt, NULL};
         const char *const *args = cmd_argv(buf, (size_t)_i, extra);
-        run_normlab(&r, args);
+        nl_run_normlab(&r, args, NULL);
         assert_clean_exit(&r, show(args));
         ck_assert_msg(r.code != 0 && strstr(r.err, opt),
                       "`%s` (value missing) exited %d; expected non-zero and a message naming "
@@ -435,7 +263,7 @@ START_TEST(command_rejects_bad_sizes)
         for (size_t k = 0; k < 2; k++) {
             const char *extra[] = {"--rows", products[k][0], "--d", products[k][1], NULL};
             const char *const *args = cmd_argv(buf, (size_t)_i, extra);
-            run_normlab(&r, args);
+            nl_run_normlab(&r, args, NULL);
             assert_clean_exit(&r, show(args));
             ck_assert_msg(r.code != 0 && (strstr(r.err, "rows") || strstr(r.err, "--d")),
                           "`%s` exited %d; a rows x d that cannot be allocated must be refused "
@@ -453,7 +281,7 @@ START_TEST(command_rejects_bad_sizes)
         for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
             const char *extra[] = {"--shape", shapes[k], NULL};
             const char *const *args = cmd_argv(buf, (size_t)_i, extra);
-            run_normlab(&r, args);
+            nl_run_normlab(&r, args, NULL);
             assert_clean_exit(&r, show(args));
             ck_assert_msg(r.code != 0 && strstr(r.err, "shape"),
                           "`%s` exited %d; a bad shape must be refused with a message "

@@ -2,72 +2,28 @@
  * runs it: the built program, its stderr and its exit status.  Every bad
  * file gets a message naming the file, the key and the problem; the other
  * files in the same run are still reported. */
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 
 #define FIX "tests/fixtures/configs/"
 
-typedef struct { int status; char out[16384]; char err[8192]; } run_t;
-
-/* The program sits next to the tests folder: $(BUILD)/tests/check_x ->
- * $(BUILD)/normlab. */
-static void normlab_path(char *buf, size_t n)
+/* `normlab config ARGS...`; a crash or a hang fails the test at once. */
+static nl_run_result *run(const char *const *args)
 {
-    char self[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    ck_assert_msg(len > 0, "cannot read /proc/self/exe to find the normlab program");
-    self[len] = '\0';
-    char *slash = strrchr(self, '/');
-    *slash = '\0';
-    snprintf(buf, n, "%s/../normlab", self);
-    ck_assert_msg(access(buf, X_OK) == 0, "no program at %s: build it with make first", buf);
-}
-
-static void slurp(int fd, char *buf, size_t n)
-{
-    lseek(fd, 0, SEEK_SET);
-    ssize_t got = read(fd, buf, n - 1);
-    buf[got > 0 ? got : 0] = '\0';
-    close(fd);
-}
-
-static run_t *run(const char *const *args)
-{
-    static run_t r;
-    char prog[PATH_MAX + 16];
-    normlab_path(prog, sizeof prog);
-    char out_t[] = "/tmp/nl-config-out-XXXXXX", err_t[] = "/tmp/nl-config-err-XXXXXX";
-    int out = mkstemp(out_t), err = mkstemp(err_t);
-    ck_assert_msg(out >= 0 && err >= 0, "cannot make temporary files");
-    unlink(out_t);
-    unlink(err_t);
-    char *argv[32];
-    size_t n = 0;
-    argv[n++] = prog;
-    argv[n++] = "config";
+    static nl_run_result r;
+    const char *argv[32] = {"config"};
+    size_t n = 1;
     for (size_t i = 0; args[i] && n < 31; i++)
-        argv[n++] = (char *)args[i];
+        argv[n++] = args[i];
     argv[n] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(out, 1);
-        dup2(err, 2);
-        execv(prog, argv);
-        _exit(127);
-    }
-    int st = 0;
-    waitpid(pid, &st, 0);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-    slurp(out, r.out, sizeof r.out);
-    slurp(err, r.err, sizeof r.err);
+    nl_run_normlab(&r, argv, NULL);
+    ck_assert_msg(r.exited && !r.timed_out, "normlab config %s did not exit by itself "
+                  "(signal %d, or killed after %.0f s)\nstderr: %s",
+                  args[0] ? args[0] : "", r.code, nl_run_time_limit(), r.err);
     return &r;
 }
 
@@ -83,9 +39,9 @@ static const struct { const char *file, *key, *problem; } bad[] = {
 START_TEST(each_bad_file)
 {
     const char *args[] = {bad[_i].file, NULL};
-    run_t *r = run(args);
-    ck_assert_msg(r->status == 1, "normlab config %s: exit status %d, expected 1\nstderr: %s",
-                  bad[_i].file, r->status, r->err);
+    nl_run_result *r = run(args);
+    ck_assert_msg(r->code == 1, "normlab config %s: exit status %d, expected 1\nstderr: %s",
+                  bad[_i].file, r->code, r->err);
     ck_assert_msg(strstr(r->err, bad[_i].file) && strstr(r->err, bad[_i].key) &&
                       strstr(r->err, bad[_i].problem),
                   "the message for %s should name the file, '%s' and '%s'; it was:\n  %s", bad[_i].file,
@@ -97,8 +53,8 @@ END_TEST
 START_TEST(others_still_reported)
 {
     const char *args[] = {"--tsv", FIX "gpt2.json", FIX "bad/eps-string.json", FIX "Mistral-7B-v0.1.json", NULL};
-    run_t *r = run(args);
-    ck_assert_msg(r->status == 1, "a run with one bad file must exit 1, got %d", r->status);
+    nl_run_result *r = run(args);
+    ck_assert_msg(r->code == 1, "a run with one bad file must exit 1, got %d", r->code);
     ck_assert_msg(strstr(r->out, "gpt2\t") && strstr(r->out, "Mistral-7B-v0.1\t"),
                   "the good files before and after the bad one should be in the table:\n%s", r->out);
     ck_assert_msg(strstr(r->err, "eps-string.json"), "the bad file should be named on stderr: %s", r->err);
@@ -108,8 +64,8 @@ END_TEST
 START_TEST(json_lines)
 {
     const char *args[] = {"--json", FIX "Qwen3-0.6B.json", FIX "bad/empty.json", NULL};
-    run_t *r = run(args);
-    ck_assert_msg(r->status == 1, "exit %d, expected 1 (one file bad)", r->status);
+    nl_run_result *r = run(args);
+    ck_assert_msg(r->code == 1, "exit %d, expected 1 (one file bad)", r->code);
     size_t lines = 0;
     for (const char *p = r->out; *p; p++)
         lines += *p == '\n';
@@ -127,8 +83,8 @@ END_TEST
 START_TEST(default_eps_is_null_key)
 {
     const char *args[] = {"--json", FIX "families/olmo-1b.json", NULL};
-    run_t *r = run(args);
-    ck_assert_msg(r->status == 0, "exit %d: %s", r->status, r->err);
+    nl_run_result *r = run(args);
+    ck_assert_msg(r->code == 0, "exit %d: %s", r->code, r->err);
     ck_assert_msg(strstr(r->out, "\"eps_key\":null") && strstr(r->out, "\"eps_is_default\":true"),
                   "olmo has no eps key: eps_key should be null and eps_is_default true:\n%s", r->out);
 }
@@ -137,8 +93,8 @@ END_TEST
 START_TEST(help_and_usage)
 {
     const char *help[] = {"--help", NULL};
-    run_t *r = run(help);
-    ck_assert_msg(r->status == 0, "--help should exit 0, got %d", r->status);
+    nl_run_result *r = run(help);
+    ck_assert_msg(r->code == 0, "--help should exit 0, got %d", r->code);
     const char *fields[] = {"file", "model_type", "norm", "bias", "weight_offset", "eps_key",
                             "eps_is_default", "hidden_size", "num_layers", "norms_per_layer",
                             "norm_layers", "norm_params", "params_saved"};
@@ -147,12 +103,12 @@ START_TEST(help_and_usage)
 
     const char *unknown[] = {"--frobnicate", FIX "gpt2.json", NULL};
     r = run(unknown);
-    ck_assert_msg(r->status == 2, "an unknown option should exit 2, got %d", r->status);
+    ck_assert_msg(r->code == 2, "an unknown option should exit 2, got %d", r->code);
     ck_assert_msg(strstr(r->err, "--frobnicate"), "the message should name the option: %s", r->err);
 
     const char *none[] = {NULL};
     r = run(none);
-    ck_assert_msg(r->status == 2, "no file at all is a usage error (2), got %d", r->status);
+    ck_assert_msg(r->code == 2, "no file at all is a usage error (2), got %d", r->code);
 }
 END_TEST
 
@@ -163,8 +119,8 @@ START_TEST(nine_model_table)
                           FIX "stablelm-3b-4e1t.json", FIX "TinyLlama-1.1B-Chat-v1.0.json",
                           FIX "Qwen3-0.6B.json", FIX "SmolLM2-360M.json", FIX "OLMo-2-0425-1B.json",
                           FIX "Mistral-7B-v0.1.json", NULL};
-    run_t *r = run(args);
-    ck_assert_msg(r->status == 0, "exit %d: %s", r->status, r->err);
+    nl_run_result *r = run(args);
+    ck_assert_msg(r->code == 0, "exit %d: %s", r->code, r->err);
     const char *rows[] = {
         "phi-2\tphi\tLayerNorm\t32\t2560\t1e-05\tlayer_norm_eps\t1\t33\t168960\t84480\n",
         "Qwen3-0.6B\tqwen3\tRMSNorm\t28\t1024\t1e-06\trms_norm_eps\t4\t113\t65536\t65536\n",

@@ -102,44 +102,17 @@ END_TEST
 /* Runs `normlab devices` with every OpenCL driver hidden from the loader. */
 START_TEST(no_platform_is_explained)
 {
-    char self[PATH_MAX], bin[PATH_MAX + 16];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    ck_assert_msg(n > 0, "cannot read /proc/self/exe: %s", strerror(errno));
-    self[n] = '\0';
-    *strrchr(self, '/') = '\0';
-    snprintf(bin, sizeof bin, "%s/../normlab", self);
-    if (access(bin, X_OK) != 0)
-        ck_abort_msg("%s is missing: build it first (make test does)", bin);
-
-    int fds[2];
-    ck_assert(pipe(fds) == 0);
-    pid_t pid = fork();
-    ck_assert(pid >= 0);
-    if (pid == 0) {
-        dup2(fds[1], 1);
-        dup2(fds[1], 2);
-        close(fds[0]);
-        setenv("OCL_ICD_VENDORS", "/nonexistent/normlab-no-icd", 1);
-        setenv("OCL_ICD_FILENAMES", "", 1);
-        execl(bin, bin, "devices", (char *)NULL);
-        _exit(127);
-    }
-    close(fds[1]);
-    char out[2048] = "";
-    size_t got = 0;
-    ssize_t k;
-    while (got < sizeof out - 1 && (k = read(fds[0], out + got, sizeof out - 1 - got)) > 0)
-        got += (size_t)k;
-    out[got] = '\0';
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1,
-                  "normlab devices without any OpenCL driver should exit 1; status %d, output:\n%s",
-                  status, out);
-    ck_assert_msg(strstr(out, "no OpenCL platform") != NULL,
+    static nl_run_result r;
+    const char *const args[] = {"devices", NULL};
+    const char *const env[] = {"OCL_ICD_VENDORS=/nonexistent/normlab-no-icd",
+                               "OCL_ICD_FILENAMES=", NULL};
+    nl_run_normlab(&r, args, env);
+    ck_assert_msg(r.exited && r.code == 1,
+                  "normlab devices without any OpenCL driver should exit 1; %s %d, output:\n%s%s",
+                  r.exited ? "exit" : "signal", r.code, r.out, r.err);
+    ck_assert_msg(strstr(r.out, "no OpenCL platform") || strstr(r.err, "no OpenCL platform"),
                   "normlab devices without any OpenCL driver should say \"no OpenCL platform\"; "
-                  "it printed:\n%s", out);
+                  "it printed:\n%s%s", r.out, r.err);
 }
 END_TEST
 

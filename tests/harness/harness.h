@@ -92,4 +92,28 @@ nl_err_at nl_worst_err(const nl_problem *p);
 typedef struct { double mean, var, ms; } nl_row_stats;
 nl_row_stats nl_stats_of(const float *v, size_t n);
 
+/* ------------------------------------------- running the normlab program */
+
+/* The program under test: $(BUILD)/normlab, beside the tests folder; NULL
+ * when it is not there. */
+const char *nl_normlab_path(void);
+
+#define NL_RUN_CAP 65536
+typedef struct {
+    int exited;      /* 1 when the program exited (not killed by a signal) */
+    int code;        /* its exit code, or the signal that killed it */
+    int timed_out;   /* killed after nl_run_time_limit() seconds */
+    char out[NL_RUN_CAP]; /* stdout, NUL-terminated, truncated at NL_RUN_CAP - 1 */
+    char err[NL_RUN_CAP];
+} nl_run_result;
+
+/* Seconds before a run counts as hung (longer under valgrind or qemu). */
+double nl_run_time_limit(void);
+/* Runs `normlab ARGS...` (NULL-terminated), with `env` ("NAME=VALUE"
+ * strings, NULL-terminated; NULL for none) added to its environment,
+ * capturing both streams. Returns 0, or -1 when it could not be started. */
+int nl_try_run_normlab(nl_run_result *r, const char *const *args, const char *const *env);
+/* The same, failing the test when the program cannot be started. */
+void nl_run_normlab(nl_run_result *r, const char *const *args, const char *const *env);
+
 #endif
