@@ -32,3 +32,16 @@ void nl_reference(nl_norm norm, const float *x, const float *gamma,
         }
     }
 }
+
+double nl_max_abs_diff(const float *y, const double *ref, size_t n)
+{
+    double worst = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs((double)y[i] - ref[i]);
+        if (isnan(e) && !isnan(ref[i]))
+            return NAN;
+        if (e > worst)
+            worst = e;
+    }
+    return worst;
+}

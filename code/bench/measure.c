@@ -96,15 +96,13 @@ double nl_bench_validate(nl_norm norm, nl_forward_fn fn, const nl_bench_data *b,
         const float *xr = b->x + r * b->d;
         const float *yr = b->y + r * b->d;
         nl_reference(norm, xr, b->gamma, beta, (double)b->eps, 1, b->d, ref);
-        for (size_t i = 0; i < b->d; i++) {
-            double e = fabs((double)yr[i] - ref[i]);
-            if (isnan(e)) {
-                free(ref);
-                return NAN;
-            }
-            if (e > worst)
-                worst = e;
+        double e = nl_max_abs_diff(yr, ref, b->d);
+        if (isnan(e)) {
+            free(ref);
+            return NAN;
         }
+        if (e > worst)
+            worst = e;
     }
     free(ref);
     return worst;

@@ -102,21 +102,6 @@ typedef struct {
     char why[160]; /* skip reason or failure message */
 } ladder_row;
 
-/* max |y - ref|, NaN as soon as one output is NaN: a NaN must fail, and
- * fmax would quietly drop it. */
-static double max_abs_err(const float *y, const double *ref, size_t n)
-{
-    double worst = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        double e = fabs((double)y[i] - ref[i]);
-        if (isnan(e))
-            return NAN;
-        if (e > worst)
-            worst = e;
-    }
-    return worst;
-}
-
 typedef struct {
     size_t rows, d, min_runs;
     float eps;
@@ -152,7 +137,7 @@ static void check_then_time(const nl_impl *im, const ladder_problem *p, ladder_r
         snprintf(row->why, sizeof row->why, "returned %d: %s", rc, nl_last_error());
         return;
     }
-    row->max_err = max_abs_err(p->y, im->norm == NL_LAYERNORM ? p->ref_ln : p->ref_rms, n);
+    row->max_err = nl_max_abs_diff(p->y, im->norm == NL_LAYERNORM ? p->ref_ln : p->ref_rms, n);
     if (isnan(row->max_err)) {
         row->status = ROW_FAIL;
         snprintf(row->why, sizeof row->why, "NaN in the output (or a value left unwritten)");

@@ -112,6 +112,11 @@ void nl_reference(nl_norm norm, const float *x, const float *gamma,
                   const float *beta, double eps, size_t rows, size_t d,
                   double *y);
 
+/* max |y[i] - ref[i]| over n values: how far an implementation is from the
+ * reference. NaN when y holds a NaN where ref does not, so a NaN fails
+ * every bound (fmax would quietly drop it); where both are NaN they agree. */
+double nl_max_abs_diff(const float *y, const double *ref, size_t n);
+
 /* ---------------------------------------------------------- welford/chan */
 
 /* Running statistics of a stream: count, mean and M2 = sum (x - mean)^2. */

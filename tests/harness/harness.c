@@ -127,15 +127,7 @@ void nl_problem_free(nl_problem *p)
 
 double nl_max_abs_err(const nl_problem *p)
 {
-    double worst = 0.0;
-    for (size_t i = 0; i < p->rows * p->d; i++) {
-        double e = fabs((double)p->y[i] - p->ref[i]);
-        if (isnan(e) && !isnan(p->ref[i]))
-            return NAN;
-        if (e > worst)
-            worst = e;
-    }
-    return worst;
+    return nl_max_abs_diff(p->y, p->ref, p->rows * p->d);
 }
 
 void nl_run_impl(const nl_impl *impl, nl_problem *p, float eps)
