@@ -20,11 +20,6 @@ static const float *beta_for(const nl_impl *impl, const nl_problem *p)
     return impl->norm == NL_LAYERNORM ? p->beta : NULL;
 }
 
-static void reference_of(const nl_impl *impl, nl_problem *p, double eps)
-{
-    nl_reference(impl->norm, p->x, p->gamma, p->beta, eps, p->rows, p->d, p->ref);
-}
-
 /* Fails the test unless row r of y is finite and within tol of the
  * reference; `why` says what makes the row interesting. The loop finds the
  * first bad value by hand: every ck_assert records its line in Check's
@@ -67,7 +62,7 @@ START_TEST(nonfinite_stays_in_its_row)
     p.x[1 * d + 0] = NAN;
     p.x[3 * d + d - 1] = INFINITY;
     p.x[5 * d + d / 2] = -INFINITY;
-    reference_of(impl, &p, EPS);
+    nl_problem_reference(&p, impl->norm, EPS);
     nl_run_impl(impl, &p, EPS);
 
     const size_t clean[] = {0, 2, 4, 6};
@@ -106,7 +101,7 @@ START_TEST(denormal_rows)
     }
     ck_assert_msg(fpclassify(p.x[1]) == FP_SUBNORMAL,
                   "test setup: %g should be a subnormal float", (double)p.x[1]);
-    reference_of(impl, &p, EPS);
+    nl_problem_reference(&p, impl->norm, EPS);
     nl_run_impl(impl, &p, EPS);
     assert_row_matches(impl, &p, 0, impl->tol,
                        "all subnormal: expected ~0 everywhere (+ beta for LayerNorm)");
@@ -150,7 +145,7 @@ START_TEST(very_wide_row)
     fill_uniform(p.x, d, 0.25, 1.0, 7201);
     fill_uniform(p.gamma, d, 1.0, 0.1, 7202);
     fill_uniform(p.beta, d, 0.0, 0.1, 7203);
-    reference_of(impl, &p, EPS);
+    nl_problem_reference(&p, impl->norm, EPS);
     nl_run_impl(impl, &p, EPS);
     double tol = impl->tol * ((double)d / 4096.0);
     assert_row_matches(impl, &p, 0, tol, "one row of d = 1,000,000");
@@ -200,7 +195,7 @@ START_TEST(eps_zero_on_zero_row_gives_nan)
     nl_fill_gauss(p.gamma, d, 1.0, 0.3, 7402);
     nl_fill_gauss(p.beta, d, 0.0, 0.3, 7403);
     nl_fill_const(p.x + d, d, 0.0f);
-    reference_of(impl, &p, 0.0);
+    nl_problem_reference(&p, impl->norm, 0.0);
     nl_run_impl(impl, &p, 0.0f);
 
     for (size_t i = 0; i < d; i++) {
