@@ -60,11 +60,6 @@ static void fill_params(nl_problem *p, uint64_t seed)
     nl_fill_gauss(p->beta, p->d, 0.0, 0.5, seed + 1);
 }
 
-static void reference(const nl_impl *impl, nl_problem *p, float eps)
-{
-    nl_reference(impl->norm, p->x, p->gamma, p->beta, eps, p->rows, p->d, p->ref);
-}
-
 START_TEST(every_tail_width_agrees_with_reference)
 {
     KERNEL_OR_SKIP(impl, _i);
@@ -74,7 +69,7 @@ START_TEST(every_tail_width_agrees_with_reference)
         nl_problem p = nl_problem_new(3, d);
         nl_fill_gauss(p.x, 3 * d, 0.0, 1.0, 100 + d);
         fill_params(&p, 200 + d);
-        reference(impl, &p, 1e-5f);
+        nl_problem_reference(&p, impl->norm, 1e-5f);
         nl_run_impl(impl, &p, 1e-5f);
         double err = nl_max_abs_err(&p);
         ck_assert_msg(err <= impl->tol,
@@ -129,7 +124,7 @@ START_TEST(in_place)
     nl_problem p = nl_problem_new(5, 1000);
     nl_fill_gauss(p.x, 5000, 0.0, 1.0, 11);
     fill_params(&p, 12);
-    reference(impl, &p, 1e-5f);
+    nl_problem_reference(&p, impl->norm, 1e-5f);
     int rc = impl->fn(p.x, p.gamma, impl->norm == NL_LAYERNORM ? p.beta : NULL, 1e-5f, 5, 1000, p.x);
     ck_assert_int_eq(rc, 0);
     memcpy(p.y, p.x, 5000 * sizeof(float));
@@ -150,7 +145,7 @@ START_TEST(offset_data)
     double bound = impl->tol;
     nl_problem p = nl_problem_new(4, 4097);
     nl_fill_gauss(p.x, 4 * 4097, 1e4, 1.0, 13);
-    reference(impl, &p, 1e-5f);
+    nl_problem_reference(&p, impl->norm, 1e-5f);
     nl_run_impl(impl, &p, 1e-5f);
     double err = nl_max_abs_err(&p);
     show_err(impl->name, "mean 1e4, std 1", err);
@@ -175,7 +170,7 @@ START_TEST(outlier_first_element)
     for (size_t r = 0; r < rows; r++)
         p.x[r * d] = r == 1 ? -1e4f : 1e4f;
     fill_params(&p, 23);
-    reference(impl, &p, 1e-5f);
+    nl_problem_reference(&p, impl->norm, 1e-5f);
     nl_run_impl(impl, &p, 1e-5f);
     double err = 0.0;
     for (size_t i = 0; i < rows * d; i++) {
@@ -200,7 +195,7 @@ START_TEST(huge_values)
     ck_assert_msg(impl->props & NL_PROP_HUGE_OK, "%s does not claim NL_PROP_HUGE_OK", impl->name);
     nl_problem p = nl_problem_new(2, 1000);
     nl_fill_gauss(p.x, 2000, 0.0, 1e20, 14);
-    reference(impl, &p, 1e-5f);
+    nl_problem_reference(&p, impl->norm, 1e-5f);
     nl_run_impl(impl, &p, 1e-5f);
     double err = nl_max_abs_err(&p);
     show_err(impl->name, "|x| ~ 1e20", err);
@@ -219,7 +214,7 @@ START_TEST(constant_rows)
     nl_problem p = nl_problem_new(2, 37);
     nl_fill_const(p.x, 74, 3.0f);
     fill_params(&p, 15);
-    reference(impl, &p, 1e-5f);
+    nl_problem_reference(&p, impl->norm, 1e-5f);
     nl_run_impl(impl, &p, 1e-5f);
     double err = nl_max_abs_err(&p);
     ck_assert_msg(err <= impl->tol * 10,
