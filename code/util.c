@@ -3,7 +3,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "normlab.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 double nl_now(void)
@@ -23,3 +26,49 @@ void *nl_alloc(size_t bytes)
 }
 
 void nl_free(void *p) { free(p); }
+
+char *nl_read_file(const char *path, size_t limit, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        nl_set_error("%s: cannot open: %s", path, strerror(e));
+        errno = e;
+        return NULL;
+    }
+    /* Grow as it reads rather than ask the size first: a pipe has none.
+     * At most limit + 1 bytes are read: one past the limit is enough to
+     * know the file is too large. */
+    size_t cap = limit < (1 << 16) ? limit + 1 : (1 << 16), n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap || cap > limit)
+            break;
+        size_t next = cap > limit / 2 ? limit + 1 : cap * 2;
+        char *bigger = realloc(buf, next + 1);
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap = next;
+    }
+    int read_failed = ferror(f);
+    fclose(f);
+    int e = !buf ? ENOMEM : read_failed ? EIO : n > limit ? EFBIG : 0;
+    if (e) {
+        if (e == EFBIG)
+            nl_set_error("%s: larger than %zu bytes", path, limit);
+        else
+            nl_set_error("%s: %s", path, e == ENOMEM ? "out of memory" : "read error");
+        free(buf);
+        errno = e;
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}

@@ -175,42 +175,12 @@ done:
 int nl_config_read(const char *path, nl_config *out)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        nl_set_error("%s: cannot open: %s", path, strerror(errno));
-        return NL_EARG;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
     /* Real configs are a few kB; 64 MiB is far past any of them. */
-    const size_t limit = (size_t)64 << 20;
-    while (buf) {
-        len += fread(buf + len, 1, cap - len, f);
-        if (len < cap || cap >= limit)
-            break;
-        char *bigger = realloc(buf, cap * 2);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    int err = ferror(f);
-    fclose(f);
+    size_t len;
+    char *buf = nl_read_file(path, ((size_t)64 << 20) - 1, &len);
     if (!buf) {
-        nl_set_error("%s: out of memory", path);
-        return NL_EARG;
-    }
-    if (err) {
-        free(buf);
-        nl_set_error("%s: read error", path);
-        return NL_EARG;
-    }
-    if (len == cap) {
-        free(buf);
-        nl_set_error("%s: larger than 64 MiB: not a config.json", path);
+        if (errno == EFBIG)
+            nl_set_error("%s: larger than 64 MiB: not a config.json", path);
         return NL_EARG;
     }
     int rc = nl_config_parse(buf, len, path, out);

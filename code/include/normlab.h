@@ -133,6 +133,13 @@ double nl_now(void);          /* monotonic seconds */
 void  *nl_alloc(size_t bytes); /* 64-byte aligned, NULL on failure; free with nl_free */
 void   nl_free(void *p);
 
+/* The whole file at `path` in memory (from malloc, NUL-terminated; *len,
+ * when len is not NULL, counts the bytes before the NUL). NULL, with
+ * nl_last_error() naming the file and the problem, when it cannot be
+ * opened or read or is larger than `limit` bytes; errno is then ENOENT for
+ * a missing file and EFBIG for one over the limit. Reads pipes too. */
+char  *nl_read_file(const char *path, size_t limit, size_t *len);
+
 /* Summary of repeated timings: machines are shared and noisy, so the
  * course reports medians and spread, never a single run. */
 typedef struct { double median, min, max, p10, p90; size_t n; } nl_stats;

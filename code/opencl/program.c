@@ -2,6 +2,7 @@
  * The sources are compiled into the library (mk/opencl.mk); a folder named
  * by NORMLAB_CL_KERNELS replaces them file by file, which is how the grader
  * runs a student's reduce.cl and how the tests feed in a broken kernel. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,22 +20,17 @@ static const char *source_of(const char *name, char **owned, int *overridden)
     if (dir && *dir) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, name);
-        FILE *f = fopen(path, "rb");
-        if (f) {
-            char *text = NULL;
-            long len = -1;
-            if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
-                text = malloc((size_t)len + 1);
-            if (text && fread(text, 1, (size_t)len, f) == (size_t)len) {
-                text[len] = '\0';
-                *owned = text;
-                *overridden = 1;
-            } else {
-                free(text);
-                nl_set_error("cannot read kernel source %s", path);
-            }
-            fclose(f);
-            return *owned;
+        /* A file the folder does not have comes from the embedded copies;
+         * one it has but that cannot be read is an error, not a fallback. */
+        char *text = nl_read_file(path, (size_t)16 << 20, NULL);
+        if (text) {
+            *owned = text;
+            *overridden = 1;
+            return text;
+        }
+        if (errno == EIO || errno == ENOMEM || errno == EFBIG) {
+            nl_set_error("cannot read kernel source %s", path);
+            return NULL;
         }
     }
     for (size_t i = 0; i < nl_cl_embedded_count; i++)
