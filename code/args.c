@@ -76,15 +76,19 @@ int nl_check_shape(size_t rows, size_t d, size_t buffers)
         return 0;
     }
     size_t bytes = rows * d * sizeof(float) * buffers;
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0 && (size_t)pages <= SIZE_MAX / (size_t)page &&
-        bytes > (size_t)pages * (size_t)page) {
+    double have = nl_phys_memory();
+    if (have > 0 && (double)bytes > have) {
         fprintf(stderr,
                 "normlab: --rows %zu x --d %zu needs %.1f GiB, more than this machine's "
                 "%.1f GiB of memory\n",
-                rows, d, (double)bytes / (1u << 30),
-                (double)pages * (double)page / (1u << 30));
+                rows, d, (double)bytes / (1u << 30), have / (1u << 30));
         return 0;
     }
     return 1;
+}
+
+double nl_phys_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
 }

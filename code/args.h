@@ -28,4 +28,8 @@ int nl_unknown_option(const char *command, const char *arg);
  * machine's memory; else a message naming --rows and --d, and 0. */
 int nl_check_shape(size_t rows, size_t d, size_t buffers);
 
+/* This machine's physical memory in bytes, or 0 when the system will not
+ * say. */
+double nl_phys_memory(void);
+
 #endif

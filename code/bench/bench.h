@@ -39,8 +39,6 @@ typedef struct { size_t rows, d; } nl_shape;
 int nl_parse_shape(const char *text, nl_shape *out);
 /* Bytes one timed pass moves: rows*d floats read plus as many written. */
 double nl_shape_bytes(nl_shape s);
-/* Physical memory in bytes (0 when the system will not say). */
-double nl_phys_memory(void);
 
 /* "1,2,8" into at most `max` strictly positive counts; 0 on error. */
 size_t nl_parse_count_list(const char *text, const char *what, size_t *out,

@@ -9,15 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A strictly positive whole number that fits size_t: "4096", never "4k",
- * "-1", "+3", "12abc" or "0".  (Kept here rather than borrowed from the
- * CLI so that the library and its tests link without the CLI.) */
-double nl_phys_memory(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
-}
-
 double nl_shape_bytes(nl_shape s)
 {
     return 2.0 * (double)s.rows * (double)s.d * (double)sizeof(float);
