@@ -93,7 +93,7 @@ demo: $(NORMLAB)
 
 DEPS_GROUPS := base $(if $(findstring clang,$(CC)),clang,)
 deps:
-	@scripts/deps.sh $(DEPS_GROUPS)
+	@scripts/setup/deps.sh $(DEPS_GROUPS)
 
 # Quiet by default (one line per file); V=1 shows every command.
 ifeq ($(V),1)
@@ -140,7 +140,7 @@ $(BUILD)/obj/tests/%.o: ALL_CFLAGS += -Itests/harness
 test: deps
 	@$(MAKE) --no-print-directory test-only
 test-only: $(TESTS) $(NORMLAB)
-	@scripts/run-tests.sh $(BUILD)/tests $(TESTS)
+	@scripts/ci/run-tests.sh $(BUILD)/tests $(TESTS)
 check: test
 
 clean:

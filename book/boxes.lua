@@ -1,5 +1,5 @@
 -- boxes.lua — the exercises box that closes each chapter: a Div with class
--- "exercises" (written by scripts/book.sh from exercise.conf and the
+-- "exercises" (written by scripts/book/book.sh from exercise.conf and the
 -- exercise's README) becomes a framed box in LaTeX, a styled div in HTML.
 function Div(div)
   if not div.classes:includes("exercises") then return nil end

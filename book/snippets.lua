@@ -1,12 +1,12 @@
 -- snippets.lua — pulls listings out of the real source.
 --
 -- A code block ```{.c snippet=NAME}``` (its body left empty) becomes the
--- body of region NAME (scripts/snippets.sh show NAME), headed by the file
+-- body of region NAME (scripts/book/snippets.sh show NAME), headed by the file
 -- it comes from and its line numbers. A name with no region stops the
 -- build, naming the chapter and the snippet: the book never shows code
 -- that is not the tested code.
 --
--- scripts/book.sh puts `<!-- source: FILE -->` before each chapter so the
+-- scripts/book/book.sh puts `<!-- source: FILE -->` before each chapter so the
 -- filter can say which chapter asked. The same markers let it demote the
 -- headings of solutions under one "Answer key" appendix.
 
@@ -63,7 +63,7 @@ end
 local function pull(block)
   local name = block.attributes["snippet"]
   if not name then return nil end
-  local ok, out = pcall(pandoc.pipe, "scripts/snippets.sh", {"show", name}, "")
+  local ok, out = pcall(pandoc.pipe, "scripts/book/snippets.sh", {"show", name}, "")
   if not ok then
     error("\n" .. chapter_label(source) .. ": snippet " .. name ..
           " not found (no '@snippet " .. name .. "' region in the source)\n", 0)

@@ -71,9 +71,9 @@ figures: $(BENCH_FIG).pdf $(BENCH_FIG).png
 BENCH_FIG_SRC := $(BUILD)/fig-bench.src
 $(shell mkdir -p $(BUILD) && { [ "$$(cat $(BENCH_FIG_SRC) 2>/dev/null)" = "$(BENCH_CSV)" ] || echo "$(BENCH_CSV)" > $(BENCH_FIG_SRC); })
 
-$(BENCH_FIG).pdf: $(BENCH_CSV) $(BENCH_FIG_SRC) scripts/plot-bench.sh scripts/plot-bench.gp
+$(BENCH_FIG).pdf: $(BENCH_CSV) $(BENCH_FIG_SRC) scripts/book/plot-bench.sh scripts/book/plot-bench.gp
 	@mkdir -p $(@D)
-	scripts/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG)
+	scripts/book/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG)
 # The script draws both; this only catches a PNG deleted on its own.
 $(BENCH_FIG).png: $(BENCH_FIG).pdf
-	@test -f $@ || scripts/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG)
+	@test -f $@ || scripts/book/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG)

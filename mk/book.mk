@@ -14,21 +14,21 @@ BOOK_DEPS := base book
 
 .PHONY: book html book-only html-only
 
-$(BOOK_NUMBERS): $(BUILD)/obj/scripts/book-numbers.o $(LIB)
+$(BOOK_NUMBERS): $(BUILD)/obj/scripts/book/book-numbers.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 # Packages first, then a fresh make, as `all` does: pkg-config's flags are
 # read when make starts.
 ## book — build/book.pdf with pandoc + xelatex (SOLUTIONS=1: build/book-solutions.pdf, with the answer key)
 book:
-	@scripts/deps.sh $(BOOK_DEPS)
+	@scripts/setup/deps.sh $(BOOK_DEPS)
 	@$(MAKE) --no-print-directory book-only
 book-only: $(BOOK_NUMBERS) $(NORMLAB) $(BOOK_PREREQS)
-	@$(BOOK_ENV) scripts/book.sh pdf $(BOOK_PDF) $(BOOK_FLAGS)
+	@$(BOOK_ENV) scripts/book/book.sh pdf $(BOOK_PDF) $(BOOK_FLAGS)
 
 ## html — build/book.html, one self-contained page (SOLUTIONS=1 as for book)
 html:
-	@scripts/deps.sh $(BOOK_DEPS)
+	@scripts/setup/deps.sh $(BOOK_DEPS)
 	@$(MAKE) --no-print-directory html-only
 html-only: $(BOOK_NUMBERS) $(NORMLAB) $(BOOK_PREREQS)
-	@$(BOOK_ENV) scripts/book.sh html $(BOOK_HTML) $(BOOK_FLAGS)
+	@$(BOOK_ENV) scripts/book/book.sh html $(BOOK_HTML) $(BOOK_FLAGS)

@@ -4,19 +4,19 @@
 
 ## exercises — regenerate exercises/NN-slug/<file> from the @exercise regions in code/
 exercises:
-	@PROTECT_EDITS=$(if $(FORCE),,1) scripts/exercises.sh generate exercises code
+	@PROTECT_EDITS=$(if $(FORCE),,1) scripts/grading/exercises.sh generate exercises code
 
 ## exercises-check — fail when exercises/ is stale (also part of make test, suite course)
 exercises-check:
-	@scripts/exercises.sh check exercises code
+	@scripts/grading/exercises.sh check exercises code
 
 ## snippets-check — every snippet a chapter or solution names exists in the source
 snippets-check:
-	@scripts/snippets.sh check $(wildcard chapters/*.md solutions/*.md)
+	@scripts/book/snippets.sh check $(wildcard chapters/*.md solutions/*.md)
 
 ## snippets-unused — list the snippets in the source that no chapter or solution uses
 snippets-unused:
-	@scripts/snippets.sh unused $(wildcard chapters/*.md solutions/*.md)
+	@scripts/book/snippets.sh unused $(wildcard chapters/*.md solutions/*.md)
 
 ## course-check — CI: snippets, exercises, course map, grader self-tests, starters vs solutions
 course-check: snippets-check exercises-check coursemap-check grade-selftest grade-check
@@ -24,6 +24,6 @@ course-check: snippets-check exercises-check coursemap-check grade-selftest grad
 .PHONY: coursemap coursemap-check
 ## coursemap — regenerate the course map in README.md (chapter, code, exercise, check command)
 coursemap:
-	@scripts/coursemap.sh update
+	@scripts/book/coursemap.sh update
 coursemap-check:
-	@scripts/coursemap.sh check
+	@scripts/book/coursemap.sh check

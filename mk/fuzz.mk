@@ -6,12 +6,12 @@
 #
 # The corpus starts from every fixture config and grows in build-fuzz/corpus
 # (kept between runs); crashes land in build-fuzz/ as crash-* files, and the
-# target fails when one is found.  Packages: scripts/deps/fuzz.txt.
+# target fails when one is found.  Packages: scripts/setup/deps/fuzz.txt.
 
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := build-fuzz
-FUZZ_SRC     := tests/fuzz/fuzz_config.c $(sort $(wildcard code/config/*.c)) code/error.c
+FUZZ_SRC     := tests/fuzz/fuzz_config.c $(sort $(wildcard code/config/*.c)) code/core/error.c
 FUZZ_CFLAGS  := -std=c17 -g -O1 -D_DEFAULT_SOURCE -Icode/include -Icode \
                 $(shell pkg-config --cflags libcjson 2>/dev/null)
 FUZZ_LIBS    := $(shell pkg-config --libs libcjson 2>/dev/null) -lm
@@ -22,7 +22,7 @@ FUZZ_SEEDS   := $(shell find tests/fixtures/configs -name '*.json' 2>/dev/null)
 # Runs before any fuzz build, so a missing clang or AFL++ is named with the
 # command that installs it rather than failing as a compiler error.
 fuzz-deps:
-	@scripts/deps.sh fuzz
+	@scripts/setup/deps.sh fuzz
 
 ## fuzz — fuzz the config.json reader with libFuzzer for FUZZ_SECONDS (default 60)
 fuzz: $(FUZZ_DIR)/fuzz_config

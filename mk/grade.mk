@@ -13,11 +13,11 @@ GRADE_ARGS = --build $(BUILD) $(if $(EX),--ex $(EX)) \
 grade: deps
 	@$(MAKE) --no-print-directory grade-only
 grade-only: $(LIB)
-	@$(GRADE_ENV) scripts/grade.sh $(GRADE_ARGS)
+	@$(GRADE_ENV) scripts/grading/grade.sh $(GRADE_ARGS)
 
 ## grade-check — CI: every untouched starter fails its suite, the real code (the solutions) scores full
 grade-check: $(LIB)
-	@$(GRADE_ENV) scripts/grade-check.sh --build $(BUILD)
+	@$(GRADE_ENV) scripts/grading/grade-check.sh --build $(BUILD)
 
 ## grade-selftest — CI: the grader on broken submissions (no compile, endless loop or output, crash, missing file, partial answer; submission left untouched)
 grade-selftest: $(LIB)
@@ -25,4 +25,4 @@ grade-selftest: $(LIB)
 
 ## handout — build/normlab-handout.tar.gz for students: no solutions/, exercise regions in code/ stubbed
 handout:
-	@scripts/exercises-handout.sh build/normlab-handout.tar.gz
+	@scripts/grading/exercises-handout.sh build/normlab-handout.tar.gz

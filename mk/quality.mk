@@ -16,15 +16,15 @@ VALGRIND_FLAGS ?= -q --error-exitcode=1 --leak-check=full \
     --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
     --suppressions=tests/valgrind-pocl.supp --num-callers=50
 memcheck: deps $(TESTS) $(NORMLAB)
-	@scripts/deps.sh memcheck
+	@scripts/setup/deps.sh memcheck
 	CK_FORK=no CK_DEFAULT_TIMEOUT=600 \
 	NL_TEST_WRAPPER="$(VALGRIND) $(VALGRIND_FLAGS)" \
 	NL_CLI_WRAPPER="$(VALGRIND) $(VALGRIND_FLAGS)" \
-	    scripts/run-tests.sh $(BUILD)/tests $(TESTS)
+	    scripts/ci/run-tests.sh $(BUILD)/tests $(TESTS)
 
 ## cross-test — build for aarch64 and run every suite under qemu-aarch64
 # The arm64 Check, cJSON and OpenCL loader come from a private sysroot
-# (scripts/cross-sysroot.sh: Debian's arm64 .debs, unpacked, no system
+# (scripts/ci/cross-sysroot.sh: Debian's arm64 .debs, unpacked, no system
 # change). The binaries carry an rpath into it; qemu's -L finds the cross
 # libc. OCL_ICD_VENDORS points at an empty folder: the host's PoCL is
 # x86-64 and cannot load into an aarch64 process, so the OpenCL tests
@@ -42,8 +42,8 @@ CROSS_MAKE = $(CROSS_ENV) $(MAKE) --no-print-directory CC=$(CROSS_CC) \
 
 cross-sysroot: $(CROSS_SYSROOT)/.complete
 $(CROSS_SYSROOT)/.complete:
-	@scripts/deps.sh cross
-	scripts/cross-sysroot.sh $(CROSS_SYSROOT)
+	@scripts/setup/deps.sh cross
+	scripts/ci/cross-sysroot.sh $(CROSS_SYSROOT)
 
 ## cross-build — the aarch64 build alone (into build-aarch64/)
 # Suites that run build-aarch64/normlab as a program (bench, config, cli,
@@ -63,9 +63,9 @@ cross-build: $(CROSS_SYSROOT)/.complete
 cross-test: cross-build
 	@echo "::: running the aarch64 suites under $(CROSS_RUN)"
 	$(CROSS_ENV) NL_TEST_WRAPPER="$(CROSS_RUN)" \
-	    scripts/run-tests.sh $(CROSS_BUILD)/tests \
+	    scripts/ci/run-tests.sh $(CROSS_BUILD)/tests \
 	    $(patsubst $(BUILD)/%,$(CROSS_BUILD)/%,$(TESTS))
 
 ## ci-stages — the CI stages after `make test` (sanitizers, clang, valgrind, aarch64), timed
 ci-stages:
-	scripts/ci-stages.sh
+	scripts/ci/ci-stages.sh

@@ -6,7 +6,7 @@ SIMD_COUNT_IMPLS ?= layernorm_naive layernorm_vec layernorm_avx2 layernorm_welfo
                     rmsnorm_naive rmsnorm_vec rmsnorm_avx2
 SIMD_COUNT_SHAPE ?= 64 4096
 
-$(SIMD_COUNT): $(BUILD)/obj/scripts/simd_count.o $(LIB)
+$(SIMD_COUNT): $(BUILD)/obj/scripts/tools/simd-count.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 ## simd-count — callgrind instructions per element of each SIMD kernel (chapter 5)
@@ -29,7 +29,7 @@ simd-count: $(SIMD_COUNT)
 simd-vecinfo:
 	@tmp=$$(mktemp -d); \
 	for flags in "-O2" "-O3" "-O3 -ffast-math"; do \
-	  for f in code/rmsnorm_naive.c code/layernorm_naive.c code/simd/layernorm_vec.c; do \
+	  for f in code/scalar/rmsnorm_naive.c code/scalar/layernorm_naive.c code/simd/layernorm_vec.c; do \
 	    echo "=== gcc $$flags -mavx2 -mfma $$f"; \
 	    gcc -std=c17 $$flags -mavx2 -mfma -Icode/include -Icode -fopt-info-vec-optimized \
 	        -fdump-tree-vect-details=$$tmp/vect -S $$f -o $$tmp/s.s 2>&1 | sed 's/^code\///; s/^simd\///' | sort -u; \
@@ -48,6 +48,6 @@ simd-cross-check:
 	@mkdir -p $(BUILD)
 	$(SIMD_CROSS_CC) -std=c17 -O2 -Wall -Wextra -Wshadow -Werror -fopenmp -ffp-contract=off \
 	    -D_DEFAULT_SOURCE -Icode/include -Icode \
-	    $(filter-out %_avx2.c %_avx512.c code/opencl/%,$(ALL_LIB_SRC)) scripts/simd_cross_check.c \
+	    $(filter-out %_avx2.c %_avx512.c code/opencl/%,$(ALL_LIB_SRC)) scripts/tools/simd-cross-check.c \
 	    -o $(BUILD)/simd-cross-check -lm
 	$(SIMD_CROSS_RUN) $(BUILD)/simd-cross-check

@@ -52,7 +52,7 @@ make -j"$(nproc)" BUILD=build-gpu/build "$libs" "$check_libs" build > "$out/buil
 bin=build-gpu/build
 "$bin/normlab" devices 2>&1 | tee "$out/devices.txt"
 status=0
-scripts/run-tests.sh "$bin/tests" "$bin"/tests/check_* > "$out/tests.txt" 2>&1 || status=1
+scripts/ci/run-tests.sh "$bin/tests" "$bin"/tests/check_* > "$out/tests.txt" 2>&1 || status=1
 tail -n 3 "$out/tests.txt"
 "$bin/normlab" bench --opencl 2>&1 | tee "$out/bench-opencl.txt" || status=1
 echo "gpu-check: results in $out (exit $status)"

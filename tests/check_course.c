@@ -40,7 +40,7 @@ static int run(const char *cmd, char *out, size_t n)
 
 #define NEED_ROOT()                                                         \
     do {                                                                    \
-        if (access("scripts/snippets.sh", X_OK) != 0)                       \
+        if (access("scripts/book/snippets.sh", X_OK) != 0)                       \
             NL_SKIP("not run from the repository root (scripts/ not found)"); \
     } while (0)
 
@@ -54,7 +54,7 @@ static void expect_ok(const char *cmd, const char *what, const char *fix)
 START_TEST(markers_parse)
 {
     NEED_ROOT();
-    expect_ok("scripts/snippets.sh list", "snippet and exercise markers",
+    expect_ok("scripts/book/snippets.sh list", "snippet and exercise markers",
               "Every @snippet and @exercise needs its @end (CONTRIBUTING.md).");
 }
 END_TEST
@@ -62,7 +62,7 @@ END_TEST
 START_TEST(every_named_snippet_exists)
 {
     NEED_ROOT();
-    expect_ok("scripts/snippets.sh check chapters/*.md $(ls solutions/*.md 2>/dev/null)",
+    expect_ok("scripts/book/snippets.sh check chapters/*.md $(ls solutions/*.md 2>/dev/null)",
               "snippets named by chapters and solutions",
               "Name a region that exists, or mark it in the source: // @snippet NAME ... // @end");
 }
@@ -79,7 +79,7 @@ END_TEST
 START_TEST(exercise_starters_are_current)
 {
     NEED_ROOT();
-    expect_ok("scripts/exercises.sh check exercises code", "exercises/ starters",
+    expect_ok("scripts/grading/exercises.sh check exercises code", "exercises/ starters",
               "Regenerate them from the marked regions: make exercises");
 }
 END_TEST
@@ -87,7 +87,7 @@ END_TEST
 START_TEST(course_map_is_current)
 {
     NEED_ROOT();
-    expect_ok("scripts/coursemap.sh check", "README.md course map",
+    expect_ok("scripts/book/coursemap.sh check", "README.md course map",
               "Regenerate it: make coursemap");
 }
 END_TEST
@@ -97,7 +97,7 @@ START_TEST(handout_holds_no_solution)
     NEED_ROOT();
     /* The script checks its own tarball: no solutions/, and every exercise
      * region in code/ reduced to its TODO and stub. */
-    expect_ok("t=$(mktemp -d) && scripts/exercises-handout.sh \"$t/h.tar.gz\"; s=$?; rm -rf \"$t\"; exit $s",
+    expect_ok("t=$(mktemp -d) && scripts/grading/exercises-handout.sh \"$t/h.tar.gz\"; s=$?; rm -rf \"$t\"; exit $s",
               "make handout", "The handout must leave out solutions/ and the answers in code/.");
 }
 END_TEST

@@ -1,6 +1,6 @@
 /* check_demo.c — what `normlab demo` reports: the seed article's three
- * figures (code/seed_experiment.c) and the summation methods
- * (code/summation.c) that decide the middle one. */
+ * figures (code/experiment/seed_experiment.c) and the summation methods
+ * (code/experiment/summation.c) that decide the middle one. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>

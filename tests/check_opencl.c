@@ -205,7 +205,7 @@ static void check_shape(const nl_impl *impl, size_t rows, size_t d, double mean,
 static void shapes_for(const char *name)
 {
     const nl_impl *impl = nl_find_impl(name);
-    ck_assert_msg(impl, "%s is not registered (code/registry/opencl.def)", name);
+    ck_assert_msg(impl, "%s is not registered (opencl/registry.def)", name);
     for (size_t i = 0; i < NSHAPES; i++)
         check_shape(impl, shapes[i].rows, shapes[i].d, 0.0, 0);
     check_shape(impl, 5, 4097, 0.0, 1);

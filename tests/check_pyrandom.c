@@ -1,4 +1,4 @@
-/* check_pyrandom.c — code/pyrandom.c against Python itself.
+/* check_pyrandom.c — code/experiment/pyrandom.c against Python itself.
  *
  * The expected values were printed by CPython's `random` module (see
  * tests/fixtures/pyrandom/generate.py) and are compared with ==: the port

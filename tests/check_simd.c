@@ -6,7 +6,7 @@
  * implementation too; this suite aims at what is particular to vector code:
  * the lanes that a tail leaves over and the addresses a vector touches.
  * NL_SHOW_ERR=1 prints the measured max errors (how the tol in
- * code/registry/simd.def was chosen). */
+ * simd/registry.def was chosen). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* shapes.c — reading "ROWSxD" and "1,2,8" from the command line.
  * A benchmark that silently ran a different size than asked for would
  * report numbers for the wrong question, so everything odd is refused. */
-#include "args.h"
+#include "core/args.h"
 #include "bench/bench.h"
 
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* demo.c — `normlab demo`, what plain `make` runs.
  *
  * Part 1 reproduces the seed article's Python experiment digit for digit
- * (code/seed_experiment.c) and shows that its LayerNorm figure is rounding
+ * (code/experiment/seed_experiment.c) and shows that its LayerNorm figure is rounding
  * noise. Part 2 runs the ladder: every registered implementation is first
  * checked against the double reference and only then timed, so no speed is
  * ever reported for a wrong answer. */
@@ -55,7 +55,7 @@ static int run_experiment(void)
 
     printf("Part 1. The seed article's experiment, in C\n\n");
     printf("  random.seed(7); %d tokens x %d values of random.gauss(0.0, 3.0); w = 1, b = 0,\n"
-           "  eps = 1e-6; LayerNorm and RMSNorm in double. code/pyrandom.c draws exactly\n"
+           "  eps = 1e-6; LayerNorm and RMSNorm in double. code/experiment/pyrandom.c draws exactly\n"
            "  Python's numbers and the norms keep the article's order of operations.\n"
            "  Each figure is the article's \"mean per token\": the LARGEST |mean| over the\n"
            "  %d tokens, max(abs(sum(v) / D) for v in rows), not the mean of one token.\n\n",

@@ -147,7 +147,7 @@ typedef struct { double median, min, max, p10, p90; size_t n; } nl_stats;
 nl_stats nl_summarize(double *samples, size_t n);
 
 /* ------------------------------------------- python-compatible random */
-/* (section owned by code/pyrandom.c, code/summation.c, code/seed_experiment.c) */
+/* (section owned by code/experiment/pyrandom.c, code/experiment/summation.c, code/experiment/seed_experiment.c) */
 
 /* Python's `random` module, bit for bit: the Mersenne Twister MT19937 seeded
  * as random.seed(n) seeds it, random.random() and random.gauss(mu, sigma)

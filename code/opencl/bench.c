@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
+#include "core/args.h"
 #include "opencl/internal.h"
 
 static double seconds(cl_event ev)

@@ -9,7 +9,7 @@ trap 'rm -rf "$T"' EXIT
 
 # A submission with the untouched starters of both fixture exercises.
 starters() {
-    scripts/exercises.sh generate "$1" "$FIX/code" >/dev/null
+    scripts/grading/exercises.sh generate "$1" "$FIX/code" >/dev/null
 }
 # A submission holding the real code: the solution.
 solutions() {
@@ -19,7 +19,7 @@ solutions() {
 }
 # grade SUBDIR: runs the grader on it, output in $T/out.txt, status in $rc.
 grade() {
-    scripts/grade.sh --submission "$1" --exercises "$FIX/exercises" --code "$FIX/code" \
+    scripts/grading/grade.sh --submission "$1" --exercises "$FIX/exercises" --code "$FIX/code" \
         --suites "$FIX/tests" --out "$T/results" >"$T/out.txt" 2>&1
     rc=$?
 }

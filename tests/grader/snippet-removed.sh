@@ -13,10 +13,10 @@ for ch in chapters/[0-9][0-9]-*.md; do
     [ -n "$name" ] && break
 done
 [ -n "${name:-}" ] || { echo "no chapter names a snippet"; exit 0; }
-file=$(scripts/snippets.sh list | awk -v n="$name" '$1 == "snippet" && $2 == n { print $3 }')
+file=$(scripts/book/snippets.sh list | awk -v n="$name" '$1 == "snippet" && $2 == n { print $3 }')
 [ -n "$file" ] || { echo "snippet $name is missing before the test removed it"; exit 1; }
 sed -i "/@snippet $name\$/d" "$file"
-out=$(scripts/snippets.sh check chapters/*.md 2>&1) && { echo "check passed without '@snippet $name'"; exit 1; }
+out=$(scripts/book/snippets.sh check chapters/*.md 2>&1) && { echo "check passed without '@snippet $name'"; exit 1; }
 echo "$out" | grep -q "snippet $name not found" || { echo "message does not name $name: $out"; exit 1; }
 echo "$out" | grep -q "chapter ${ch#chapters/}" ||
     echo "$out" | grep -q "chapter $(basename "$ch" | cut -c1-2)" || { echo "message does not name the chapter: $out"; exit 1; }

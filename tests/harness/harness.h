@@ -3,7 +3,7 @@
  * A suite file defines one function, `Suite *nl_suite(void)`; the harness
  * supplies main(), runs it, and prints a closing line
  *     suite NAME: P passed, F failed, S skipped
- * that scripts/run-tests.sh adds up.  A test that cannot run here (no
+ * that scripts/ci/run-tests.sh adds up.  A test that cannot run here (no
  * OpenCL device, no AVX-512) calls NL_SKIP("why") instead of passing
  * silently: the skip is counted and its reason printed. */
 #ifndef NL_HARNESS_H

@@ -1,4 +1,4 @@
-# plot-bench.gp — the benchmark figure; scripts/plot-bench.sh sets out,
+# plot-bench.gp — the benchmark figure; scripts/book/plot-bench.sh sets out,
 # term, t1, tn (data files), have1, ymax, tmax, nshapes, shapes and source.
 if (term eq 'pdf') {
     set terminal pdfcairo size 16cm,17cm font 'Sans,8'

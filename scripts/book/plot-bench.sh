@@ -8,7 +8,7 @@ set -eu
 csv=$1 out=$2
 [ -r "$csv" ] || { echo "plot-bench: cannot read $csv (run make bench, or use book/data/bench-reference.csv)" >&2; exit 1; }
 command -v gnuplot >/dev/null 2>&1 || {
-    echo "plot-bench: gnuplot is not installed; scripts/deps.sh bench installs it (Debian: gnuplot-nox)" >&2
+    echo "plot-bench: gnuplot is not installed; scripts/setup/deps.sh bench installs it (Debian: gnuplot-nox)" >&2
     exit 1
 }
 here=$(cd "$(dirname "$0")" && pwd)

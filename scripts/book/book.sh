@@ -23,7 +23,7 @@ if [ "$solutions" = --solutions ]; then
     docs="$docs $sols"
 fi
 # shellcheck disable=SC2086
-scripts/snippets.sh check $docs
+scripts/book/snippets.sh check $docs
 
 conf() { awk -v k="$2" -F= '{ sub(/#.*/, "") } { key = $1; gsub(/[ \t]/, "", key) }
     key == k { v = substr($0, index($0, "=") + 1); gsub(/^[ \t]+|[ \t]+$/, "", v); print v; exit }' "$1"; }
@@ -48,7 +48,7 @@ substitute() {
         { line = $0; out = ""
           while (match(line, /\{\{[a-z0-9_.]+\}\}/)) {
               key = substr(line, RSTART + 2, RLENGTH - 4)
-              if (!(key in val)) { printf "%s:%d: number {{%s}} is not printed by book-numbers (scripts/book-numbers.c)\n", doc, FNR, key > "/dev/stderr"; bad = 1 }
+              if (!(key in val)) { printf "%s:%d: number {{%s}} is not printed by book-numbers (scripts/book/book-numbers.c)\n", doc, FNR, key > "/dev/stderr"; bad = 1 }
               out = out substr(line, 1, RSTART - 1) val[key]; line = substr(line, RSTART + RLENGTH) }
           print out line }
         END { exit bad }' "$numbers" "$1"
@@ -62,7 +62,7 @@ exercise_box() {   # exercise_box N: the markdown of chapter N's box, if any
         if [ $first = 1 ]; then
             printf '\n::: exercises\n**Exercises for this chapter**\n\n'; first=0
         fi
-        files=$(scripts/exercises.sh list code | awk -v id="$id" '$1 == id { n = split($2, p, "/"); printf "%s`exercises/%s/%s`", (k++ ? ", " : ""), id, p[n] }')
+        files=$(scripts/grading/exercises.sh list code | awk -v id="$id" '$1 == id { n = split($2, p, "/"); printf "%s`exercises/%s/%s`", (k++ ? ", " : ""), id, p[n] }')
         printf '**%s. %s** (%s points). ' "${id%%-*}" "$(conf "$c" title)" "$(conf "$c" points)"
         [ -f "$d/README.md" ] && printf '%s ' "$(goal "$d/README.md")"
         printf 'Edit %s; check with `make grade EX=%s`. Details: `%s/README.md`.\n\n' \

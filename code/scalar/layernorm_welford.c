@@ -1,5 +1,5 @@
 /* layernorm_welford.c — LayerNorm whose mean and variance come from one
- * pass of Welford's update (code/welford.c).
+ * pass of Welford's update (code/scalar/welford.c).
  *
  * One pass like layernorm_onepass, yet stable like layernorm_twopass: the
  * update never forms E[x^2], it nudges a running mean and adds products of

@@ -25,7 +25,7 @@ printf '%s\n' "$files" | grep -v -e '^solutions/' -e '^build' | while read -r f;
 done
 
 "$here/exercises.sh" list code | while read -r id file; do
-    awk -v mode=handout -f "$here/snippets.awk" "$file" >"$stage/$file"
+    awk -v mode=handout -f "$here/../book/snippets.awk" "$file" >"$stage/$file"
 done
 
 mkdir -p "$(dirname "$out")"
@@ -37,9 +37,9 @@ if tar -tzf "$out" | grep -q '^normlab/solutions/'; then
 fi
 mkdir -p "$tmp/check" && tar -xzf "$out" -C "$tmp/check"
 (cd "$tmp/check/normlab" && "$here/exercises.sh" list code) | while read -r id file; do
-    lines=$(awk -v mode=list -f "$here/snippets.awk" "$tmp/check/normlab/$file" |
+    lines=$(awk -v mode=list -f "$here/../book/snippets.awk" "$tmp/check/normlab/$file" |
         awk -v id="$id" '$1 == "exercise" && $2 == id { n += $5 - $4 + 1 } END { print n + 0 }')
-    regions=$(awk -v mode=list -f "$here/snippets.awk" "$tmp/check/normlab/$file" |
+    regions=$(awk -v mode=list -f "$here/../book/snippets.awk" "$tmp/check/normlab/$file" |
         awk -v id="$id" '$1 == "exercise" && $2 == id' | wc -l)
     # Each region may hold only its TODO line, and its @stub lines each
     # followed by their code.

@@ -17,9 +17,9 @@
 # fails, so one CI run shows every problem; each is timed, and the closing
 # table says which failed. Exit 0 only if none did.
 # Run as root on a fresh machine, the stages install what they need through
-# scripts/deps.sh (groups clang, memcheck, cross).
+# scripts/setup/deps.sh (groups clang, memcheck, cross).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 jobs=${NL_CI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 [ "$jobs" -gt 2 ] && jobs=2   # the CI machine's budget: 2 cores
@@ -30,7 +30,7 @@ ocl=${NL_CI_REQUIRE_OPENCL:-1}
 run_stage() {
     case $1 in
         san)      NORMLAB_REQUIRE_OPENCL=$ocl make -j"$jobs" test SAN=1 WERROR=1 ;;
-        clang)    scripts/deps.sh clang &&
+        clang)    scripts/setup/deps.sh clang &&
                   NORMLAB_REQUIRE_OPENCL=$ocl make -j"$jobs" CC=clang BUILD=build-clang test WERROR=1 ;;
         memcheck) NORMLAB_REQUIRE_OPENCL=$ocl make -j"$jobs" memcheck WERROR=1 ;;
         cross)    make -j"$jobs" cross-test WERROR=1 ;;

@@ -1,8 +1,8 @@
 /* registry.c — the list of every forward implementation.
  *
  * Each implementation file defines `int nl_<name>(...)` with the nl_forward_fn
- * signature; one NL_IMPL line in a file under code/registry/ adds it here.
- * The .def files are split by area (scalar, simd, opencl) so that each
+ * signature; one NL_IMPL line in its chapter folder's registry.def adds it here.
+ * The .def files live in the chapter folders (scalar, simd, opencl) so each
  * area's list reads as one rung of the ladder. */
 #include "normlab.h"
 
@@ -11,17 +11,17 @@
 #define NL_IMPL(name, norm, chapter, req, props, tol, summary)               \
     int nl_##name(const float *, const float *, const float *, float, size_t, \
                   size_t, float *);
-#include "registry/scalar.def"
-#include "registry/simd.def"
-#include "registry/opencl.def"
+#include "scalar/registry.def"
+#include "simd/registry.def"
+#include "opencl/registry.def"
 #undef NL_IMPL
 
 #define NL_IMPL(name, norm, chapter, req, props, tol, summary) \
     {#name, norm, chapter, nl_##name, req, props, tol, summary},
 static const nl_impl registry[] = {
-#include "registry/scalar.def"
-#include "registry/simd.def"
-#include "registry/opencl.def"
+#include "scalar/registry.def"
+#include "simd/registry.def"
+#include "opencl/registry.def"
 };
 #undef NL_IMPL
 

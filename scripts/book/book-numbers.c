@@ -1,6 +1,6 @@
 /* book-numbers.c — the numbers the chapters and solutions quote,
  * computed by the course's own code each time the book is built
- * (scripts/book.sh substitutes {{key}} in the prose with the value
+ * (scripts/book/book.sh substitutes {{key}} in the prose with the value
  * printed here), so the prose cannot drift from what the code does.
  *
  * Prints `key value` lines:

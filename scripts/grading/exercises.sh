@@ -20,7 +20,7 @@ list() {
     files=$(find "$l_code" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cl' \) | LC_ALL=C sort)
     [ -n "$files" ] || return 0
     # shellcheck disable=SC2086
-    awk -v mode=list -f "$here/snippets.awk" $files |
+    awk -v mode=list -f "$here/../book/snippets.awk" $files |
         awk '$1 == "exercise" { print $2, $3 }' | sort -u |
         awk '{ n[$2]++; if (n[$2] == 2) { printf "%s belongs to more than one exercise\n", $2 > "/dev/stderr"; bad = 1 } print }
              END { exit bad }'
@@ -36,7 +36,7 @@ generate() {
         [ -n "$id" ] || continue
         mkdir -p "$g_out/$id"
         new=$g_out/$id/$(basename "$file")
-        awk -v mode=starter -f "$here/snippets.awk" "$file" > "$new.tmp"
+        awk -v mode=starter -f "$here/../book/snippets.awk" "$file" > "$new.tmp"
         # `make exercises` must not eat a student's work: a starter that
         # differs from both the new one and the committed one was edited.
         if [ -n "${PROTECT_EDITS:-}" ] && [ -f "$new" ] && ! cmp -s "$new" "$new.tmp" &&
@@ -54,7 +54,7 @@ list) list "${1:-code}" ;;
 generate) generate "${1:-exercises}" "${2:-code}" ;;
 handout)
     [ $# -eq 1 ] || { echo "usage: exercises.sh handout FILE" >&2; exit 2; }
-    awk -v mode=handout -f "$here/snippets.awk" "$1" ;;
+    awk -v mode=handout -f "$here/../book/snippets.awk" "$1" ;;
 check)
     out=${1:-exercises} code=${2:-code}
     tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

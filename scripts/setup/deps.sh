@@ -2,7 +2,7 @@
 # deps.sh GROUP... — make sure the Debian packages a part of the course needs
 # are installed. As root, installs the missing ones with apt-get; otherwise
 # prints the exact command to run and exits 1.
-# Groups are files scripts/deps/GROUP.txt: one package per line, # comments.
+# Groups are files scripts/setup/deps/GROUP.txt: one package per line, # comments.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -gt 0 ] || set -- base

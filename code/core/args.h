@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-/* Shared argument parsing (code/args.c). Every command keeps one contract:
+/* Shared argument parsing (code/core/args.c). Every command keeps one contract:
  * `--help` prints usage to stdout and exits 0; an unknown option or a bad
  * value prints a message naming it to stderr and exits 2.
  *

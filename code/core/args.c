@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "args.h"
+#include "core/args.h"
 
 int nl_parse_size(const char *text, const char *what, size_t *out)
 {
