@@ -267,10 +267,12 @@ START_TEST(shapes_parse_and_refuse)
                          "4294967296x4294967296", /* rows*d overflows 64 bits */
                          "1000000x1000000"};      /* 8 TB: more than any test machine */
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        quiet_stderr();
+        nl_set_error("%s", "");
         int ok = nl_parse_shape(bad[i], &s);
-        restore_stderr();
         ck_assert_msg(!ok, "the shape '%s' should be refused", bad[i]);
+        ck_assert_msg(nl_last_error()[0] != '\0',
+                      "nl_parse_shape refused '%s' without saying why in nl_last_error(): the "
+                      "program's message would be empty", bad[i]);
     }
 }
 END_TEST
@@ -278,14 +280,16 @@ END_TEST
 START_TEST(count_lists_parse_and_refuse)
 {
     size_t v[4];
-    ck_assert_uint_eq(nl_parse_count_list("1,2,8", "t", v, 4), 3);
+    ck_assert_uint_eq(nl_parse_count_list("1,2,8", 100, v, 4), 3);
     ck_assert(v[0] == 1 && v[1] == 2 && v[2] == 8);
-    quiet_stderr();
-    size_t a = nl_parse_count_list("1,,2", "t", v, 4), b = nl_parse_count_list("0", "t", v, 4),
-           c = nl_parse_count_list("1,2,3,4,5", "t", v, 4), d = nl_parse_count_list("two", "t", v, 4);
-    restore_stderr();
-    ck_assert_msg(a == 0 && b == 0 && c == 0 && d == 0,
-                  "empty items, zero, too many values and words must be refused");
+    size_t a = nl_parse_count_list("1,,2", 100, v, 4), b = nl_parse_count_list("0", 100, v, 4),
+           c = nl_parse_count_list("1,2,3,4,5", 100, v, 4),
+           d = nl_parse_count_list("two", 100, v, 4), e = nl_parse_count_list("1,101", 100, v, 4);
+    ck_assert_msg(a == 0 && b == 0 && c == 0 && d == 0 && e == 0,
+                  "empty items, zero, too many values, words and values above the bound must "
+                  "be refused (got %zu %zu %zu %zu %zu values)", a, b, c, d, e);
+    ck_assert_msg(strstr(nl_last_error(), "101"),
+                  "the reason should name the value refused, '101'; it was: %s", nl_last_error());
 }
 END_TEST
 

@@ -185,7 +185,7 @@ END_TEST
 /* Options that take a size, under the names the commands may use; a
  * command is tested on those its --help mentions. */
 static const char *const size_options[] = {
-    "--rows", "--d", "--dim", "--threads", "--samples", "--runs", "--reps", "--repeats",
+    "--rows", "--d", "--dim", "--chapter", "--threads", "--samples", "--runs", "--reps", "--repeats",
     "--warmup",
 };
 #define NSIZE_OPTIONS (sizeof size_options / sizeof size_options[0])
@@ -237,8 +237,8 @@ START_TEST(command_rejects_bad_sizes)
             const char *const *args = cmd_argv(buf, (size_t)_i, extra);
             nl_run_normlab(&r, args, NULL);
             assert_clean_exit(&r, show(args));
-            ck_assert_msg(r.code != 0, "`%s` (%s) exited 0: a bad size must be refused",
-                          show(args), bad_sizes[b].why);
+            ck_assert_msg(r.code == 2, "`%s` (%s) exited %d: a bad size must be refused with "
+                          "exit 2 (a usage error)", show(args), bad_sizes[b].why, r.code);
             ck_assert_msg(strstr(r.err, opt) != NULL,
                           "`%s` (%s) exited %d but its message does not name %s:\n%s",
                           show(args), bad_sizes[b].why, r.code, opt, r.err);
@@ -296,6 +296,92 @@ START_TEST(command_rejects_bad_sizes)
 }
 END_TEST
 
+/* --------------------------------------------- one parser, one contract */
+
+/* Every command, run once with its values written --opt=VALUE (cheaply:
+ * small sizes, --show of a committed CSV), and once with one bad value in
+ * that form.  A command added to main.c needs a line here: the test below
+ * fails for a listed command that has none.  `expect` is text the output
+ * holds only if the values were used; `absent`, text it must not hold. */
+#define REF_CSV "book/data/bench-reference.csv"
+static const struct {
+    const char *command;
+    const char *good[8], *expect, *absent;
+    const char *bad[4], *bad_option, *bad_value;
+} equals_forms[] = {
+    {"demo", {"--no-experiment", "--rows=3", "--d=5", "--runs=1", NULL}, "3 rows x 5", NULL,
+     {"--runs=abc", NULL}, "--runs", "abc"},
+    {"bench", {"--show=" REF_CSV, "--shape=256x1024", "--threads=1", "--impl=rmsnorm_naive", NULL},
+     "rmsnorm_naive", "layernorm_naive",
+     {"--samples=0", NULL}, "--samples", "0"},
+    {"config", {"--tsv", "tests/fixtures/configs/TinyLlama-1.1B-Chat-v1.0.json", NULL}, "llama", NULL,
+     /* config has flags only: a flag given a value is refused the same way */
+     {"--json=yes", "tests/fixtures/configs/TinyLlama-1.1B-Chat-v1.0.json", NULL}, "--json", "--json=yes"},
+    {"devices", {"--device=0", NULL}, " *  0", NULL, {"--device=", NULL}, "--device", "''"},
+    {"impls", {"--chapter=1", NULL}, "layernorm_naive", "layernorm_avx2",
+     {"--chapter=one", NULL}, "--chapter", "one"},
+};
+#define NEQUALS (sizeof equals_forms / sizeof equals_forms[0])
+
+START_TEST(command_accepts_equals_and_refuses_bad_value)
+{
+    if (command_words[_i][1][0])
+        NL_SKIP("a mode of a command: its options are the command's, tested there");
+    const char *cmd = command_words[_i][0];
+    size_t k = 0;
+    while (k < NEQUALS && strcmp(equals_forms[k].command, cmd) != 0)
+        k++;
+    ck_assert_msg(k < NEQUALS, "`normlab %s` has no line in equals_forms (tests/check_cli.c): "
+                  "add one running it with --opt=VALUE and one bad value", cmd);
+    static nl_run_result r;
+    const char *buf[16];
+    const char *const *args = cmd_argv(buf, (size_t)_i, equals_forms[k].good);
+    nl_run_normlab(&r, args, NULL);
+    assert_clean_exit(&r, show(args));
+    if (!strcmp(cmd, "devices") && r.code == 1)
+        NL_SKIP("no OpenCL platform here: `normlab devices --device=0` cannot pick one");
+    ck_assert_msg(r.code == 0, "`%s` exited %d, expected 0: every option takes --opt=VALUE as "
+                  "well as --opt VALUE\nstderr: %s", show(args), r.code, r.err);
+    ck_assert_msg(strstr(r.out, equals_forms[k].expect),
+                  "`%s` ran, but its output lacks '%s', which it shows when the values were "
+                  "used:\n%.2000s", show(args), equals_forms[k].expect, r.out);
+    ck_assert_msg(!equals_forms[k].absent || !strstr(r.out, equals_forms[k].absent),
+                  "`%s` printed '%s', which its options should have left out:\n%.2000s",
+                  show(args), equals_forms[k].absent, r.out);
+
+    args = cmd_argv(buf, (size_t)_i, equals_forms[k].bad);
+    nl_run_normlab(&r, args, NULL);
+    assert_clean_exit(&r, show(args));
+    ck_assert_msg(r.code == 2, "`%s` exited %d, expected 2 (a bad value is a usage error)\n"
+                  "stderr: %s", show(args), r.code, r.err);
+    ck_assert_msg(strstr(r.err, equals_forms[k].bad_option) && strstr(r.err, equals_forms[k].bad_value),
+                  "`%s`: the message should name the option %s and the value %s; stderr "
+                  "was:\n%s", show(args), equals_forms[k].bad_option, equals_forms[k].bad_value,
+                  r.err);
+}
+END_TEST
+
+/* The two spellings mean the same: for the commands whose output does not
+ * depend on timing, `--opt V` and `--opt=V` print the same bytes. */
+START_TEST(space_and_equals_print_the_same)
+{
+    const char *const pairs[][2][8] = {
+        {{"impls", "--chapter=5", NULL}, {"impls", "--chapter", "5", NULL}},
+        {{"bench", "--show=" REF_CSV, "--threads=1", "--shape=4096x4096", NULL},
+         {"bench", "--show", REF_CSV, "--threads", "1", "--shape", "4096x4096", NULL}},
+    };
+    static nl_run_result a, b;
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        nl_run_normlab(&a, pairs[k][0], NULL);
+        nl_run_normlab(&b, pairs[k][1], NULL);
+        ck_assert_msg(a.code == 0 && b.code == 0 && !strcmp(a.out, b.out),
+                      "`%s` (exit %d) and the same with '--opt V' (exit %d) should print the "
+                      "same; the first printed:\n%.1500s\nthe second:\n%.1500s\nstderr: %s%s",
+                      show(pairs[k][0]), a.code, b.code, a.out, b.out, a.err, b.err);
+    }
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -309,6 +395,8 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, command_help, 0, (int)command_count);
     tcase_add_loop_test(tc, command_rejects_unknown_flag, 0, (int)command_count);
     tcase_add_loop_test(tc, command_rejects_bad_sizes, 0, (int)command_count);
+    tcase_add_loop_test(tc, command_accepts_equals_and_refuses_bad_value, 0, (int)command_count);
+    tcase_add_test(tc, space_and_equals_print_the_same);
     suite_add_tcase(s, tc);
     return s;
 }

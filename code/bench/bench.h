@@ -1,6 +1,6 @@
 /* bench.h — the pieces of `normlab bench` that tests can reach: the copy
  * roofs, shape parsing, the CSV writer and the oneDNN peer.  The command
- * itself (code/cli/bench.c) only strings them together. */
+ * itself (code/cli/bench*.c) only strings them together. */
 #ifndef NL_BENCH_H
 #define NL_BENCH_H
 
@@ -33,15 +33,16 @@ void nl_copy_stream_avx512(const float *restrict src, float *restrict dst, size_
 
 typedef struct { size_t rows, d; } nl_shape;
 
-/* "4096x4096" (or "4096X4096") into a shape; prints why not and returns 0
- * on anything else, including products that overflow size_t or that need
- * more memory (input, output) than the machine has. */
+/* "4096x4096" (or "4096X4096") into a shape; returns 0 with the reason in
+ * nl_last_error() on anything else, including products that overflow
+ * size_t or that need more memory (input, output) than the machine has. */
 int nl_parse_shape(const char *text, nl_shape *out);
 /* Bytes one timed pass moves: rows*d floats read plus as many written. */
 double nl_shape_bytes(nl_shape s);
 
-/* "1,2,8" into at most `max` strictly positive counts; 0 on error. */
-size_t nl_parse_count_list(const char *text, const char *what, size_t *out,
+/* "1,2,8" into at most `max` counts, each in 1..max_value; returns how
+ * many, or 0 with the reason in nl_last_error(). */
+size_t nl_parse_count_list(const char *text, size_t max_value, size_t *out,
                            size_t max);
 
 /* ------------------------------------------------------------------ CSV */
@@ -50,6 +51,10 @@ size_t nl_parse_count_list(const char *text, const char *what, size_t *out,
 typedef struct {
     const char *impl;
     const char *norm;     /* "LayerNorm" / "RMSNorm" */
+    const char *device;   /* where it ran: "cpu", "opencl" */
+    const char *dtype;    /* what x and y hold: "f32" (other chapters: "bf16", ...) */
+    double bytes_per_elem; /* bytes one element moves through memory: 8 for
+                              f32 in, f32 out; gbps counts rows*d of these */
     size_t rows, d, threads;
     int peer;             /* 1 for a library we compare against (oneDNN) */
     const char *status;   /* "ok", or "invalid" when validation failed */
@@ -62,17 +67,32 @@ typedef struct {
     double speedup;       /* naive median / this median; NaN when no naive ran */
     double max_err, tol;
     double copy_gbps_by_kind[NL_COPY_KINDS];
+    double h2d_gbps, d2h_gbps; /* device rows: host<->device copies, timed apart */
 } nl_bench_row;
 
-/* Opens `path` for a new CSV: refuses (returns NULL, message on stderr)
- * when the file exists unless `force`.  Writes each `notes` line as a
- * "# " comment, then the header. */
+/* Opens `path` for a new CSV: refuses (returns NULL, the reason in
+ * nl_last_error()) when the file exists unless `force`.  Writes each
+ * `notes` line as a "# " comment, then the header; a note holding a
+ * newline or carriage return is refused (it would end the comment and
+ * start a data line). */
 FILE *nl_csv_open(const char *path, int force, const char *const *notes,
                   size_t nnotes);
 void nl_csv_header(FILE *f);
 void nl_csv_row(FILE *f, const nl_bench_row *row);
 /* The header line's text, without newline (tests compare against it). */
 const char *nl_csv_columns(void);
+
+/* Reading a CSV back (`bench --show`, the book): the header names the
+ * columns, so files written before a column was added still read; a
+ * column missing from an old file reads as empty (device "cpu", dtype
+ * "f32", 8 bytes per element). */
+typedef struct { int col[32]; int ncols; } nl_csv_layout;
+/* The header line (modified in place) into a layout; 0 with the reason in
+ * nl_last_error() when a column every file has is missing. */
+int nl_csv_read_header(char *line, nl_csv_layout *layout);
+/* One data line (modified in place: the row's strings point into it);
+ * 0 when it has too few fields. */
+int nl_csv_read_row(char *line, const nl_csv_layout *layout, nl_bench_row *row);
 
 /* ------------------------------------------------------------ measuring */
 

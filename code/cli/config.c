@@ -177,42 +177,29 @@ static void print_tsv(const nl_config *c)
 
 int cmd_config(int argc, char **argv)
 {
-    int mode = OUT_TEXT, nfiles = 0, failed = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            help(stdout);
-            return 0;
-        } else if (!strcmp(a, "--json")) {
-            mode = OUT_JSON;
-        } else if (!strcmp(a, "--tsv")) {
-            mode = OUT_TSV;
-        } else if (!strcmp(a, "--")) {
-            nfiles += argc - i - 1;
-            break;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "normlab config: unknown option '%s' (try normlab config --help)\n", a);
-            return 2;
-        } else {
-            nfiles++;
-        }
-    }
-    if (nfiles == 0) {
+    int json = 0, tsv = 0, failed = 0, first = 1;
+    const nl_option opts[] = {
+        {"--json", NL_OPT_FLAG, &json, 0, NULL, NULL},
+        {"--tsv", NL_OPT_FLAG, &tsv, 0, NULL, NULL},
+    };
+    nl_positional files;
+    int rc = nl_options_parse("config", opts, NL_COUNT(opts), argc, argv, &files);
+    if (rc == NL_OPTS_HELP)
+        help(stdout);
+    if (rc != NL_OPTS_OK)
+        return rc == NL_OPTS_HELP ? 0 : 2;
+    if (json && tsv)
+        return nl_usage_error("config", "--json and --tsv: choose one");
+    int mode = json ? OUT_JSON : tsv ? OUT_TSV : OUT_TEXT;
+    if (files.count == 0) {
         fprintf(stderr, "normlab config: no config file given\n\n");
         help(stderr);
         return 2;
     }
     if (mode == OUT_TSV)
         print_tsv_header();
-    int after_dashdash = 0, first = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!after_dashdash && !strcmp(a, "--")) {
-            after_dashdash = 1;
-            continue;
-        }
-        if (!after_dashdash && a[0] == '-' && a[1] != '\0')
-            continue;
+    for (int i = 0; i < files.count; i++) {
+        const char *a = files.word[i];
         nl_config c;
         if (nl_config_read(a, &c) != NL_OK) {
             fprintf(stderr, "normlab config: %s\n", nl_last_error());

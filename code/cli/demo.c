@@ -6,11 +6,13 @@
  * checked against the double reference and only then timed, so no speed is
  * ever reported for a wrong answer. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "core/sizes.h"
 #include "normlab.h"
 
 static void usage(FILE *to)
@@ -306,66 +308,32 @@ out:
     return status;
 }
 
-/* ---------------------------------------------------------- arguments */
-
-/* "--rows N" or "--rows=N": the value, advancing *i past it; NULL when
- * missing. */
-static const char *option_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t len = strlen(name);
-    if (strncmp(argv[*i], name, len) == 0 && argv[*i][len] == '=')
-        return argv[*i] + len + 1;
-    if (*i + 1 < argc)
-        return argv[++*i];
-    fprintf(stderr, "normlab demo: %s needs a value (try --help)\n", name);
-    return NULL;
-}
-
-static int is_option(const char *arg, const char *name)
-{
-    size_t len = strlen(name);
-    return strncmp(arg, name, len) == 0 && (arg[len] == '\0' || arg[len] == '=');
-}
-
 int cmd_demo(int argc, char **argv)
 {
     size_t rows = 1024, d = 1024, runs = 7;
+    int no_experiment = 0, no_ladder = 0;
     /* Every size has a bound, so that 2^62 runs is refused, not attempted;
      * rows and d are bounded together by nl_check_shape below. */
-    const struct { const char *flag; size_t *value; size_t max; } sizes[] = {
-        {"--rows", &rows, SIZE_MAX}, {"--d", &d, SIZE_MAX}, {"--runs", &runs, 100000}};
-    int experiment = 1, ladder = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        size_t s = 0;
-        while (s < sizeof sizes / sizeof sizes[0] && !is_option(a, sizes[s].flag))
-            s++;
-        if (s < sizeof sizes / sizeof sizes[0]) {
-            const char *v = option_value(argc, argv, &i, sizes[s].flag);
-            if (!v || !nl_parse_size_max(v, sizes[s].flag, sizes[s].max, sizes[s].value))
-                return 2;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--no-ladder") || !strcmp(a, "--only-experiment")) {
-            ladder = 0;
-        } else if (!strcmp(a, "--no-experiment") || !strcmp(a, "--only-ladder")) {
-            experiment = 0;
-        } else {
-            fprintf(stderr, "normlab demo: unknown %s '%s' (try normlab demo --help)\n",
-                    a[0] == '-' ? "option" : "argument", a);
-            return 2;
-        }
-    }
-    if (!experiment && !ladder) {
-        fprintf(stderr, "normlab demo: --no-ladder and --no-experiment leave nothing to run\n");
-        return 2;
-    }
+    const nl_option opts[] = {
+        {"--rows", NL_OPT_SIZE, &rows, SIZE_MAX, NULL, NULL},
+        {"--d", NL_OPT_SIZE, &d, SIZE_MAX, NULL, NULL},
+        {"--runs", NL_OPT_SIZE, &runs, 100000, NULL, NULL},
+        {"--no-ladder", NL_OPT_FLAG, &no_ladder, 0, NULL, "--only-experiment"},
+        {"--no-experiment", NL_OPT_FLAG, &no_experiment, 0, NULL, "--only-ladder"},
+    };
+    int rc = nl_options_parse("demo", opts, NL_COUNT(opts), argc, argv, NULL);
+    if (rc == NL_OPTS_HELP)
+        usage(stdout);
+    if (rc != NL_OPTS_OK)
+        return rc == NL_OPTS_HELP ? 0 : 2;
+    int experiment = !no_experiment, ladder = !no_ladder;
+    if (!experiment && !ladder)
+        return nl_usage_error("demo", "--no-ladder and --no-experiment leave nothing to run");
 
     /* x, y, gamma, beta and the double reference: checked before Part 1
      * runs, so a bad shape fails at once and names --rows and --d. */
     if (ladder && !nl_check_shape(rows, d, 6))
-        return 2;
+        return nl_usage_error("demo", "--rows %zu --d %zu: %s", rows, d, nl_last_error());
 
     printf("normlab demo: One Word Less, from LayerNorm to RMSNorm\n\n");
     int status = 0;

@@ -15,24 +15,18 @@ static void usage(FILE *to)
             "uses. SPEC (or the environment variable NORMLAB_CL_DEVICE) is a device\n"
             "number or part of a device or platform name, case-insensitive; without\n"
             "either, normlab takes the first GPU, else device 0.\n"
-            "Exits 1 when there is no OpenCL platform or SPEC matches no device.\n");
+            "Exits 1 when there is no OpenCL platform or device, 2 when SPEC matches none.\n");
 }
 
 int cmd_devices(int argc, char **argv)
 {
     const char *spec = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--device")) {
-            if (!(spec = nl_option_value(argc, argv, &i)))
-                return 2;
-        } else {
-            fprintf(stderr, "normlab devices: unknown argument '%s' (try --help)\n", argv[i]);
-            return 2;
-        }
-    }
+    const nl_option opts[] = {{"--device", NL_OPT_TEXT, &spec, 0, NULL, NULL}};
+    int rc = nl_options_parse("devices", opts, NL_COUNT(opts), argc, argv, NULL);
+    if (rc == NL_OPTS_HELP)
+        usage(stdout);
+    if (rc != NL_OPTS_OK)
+        return rc == NL_OPTS_HELP ? 0 : 2;
 
     enum { MAX = 64 };
     nl_cl_device_info dev[MAX];
@@ -52,6 +46,8 @@ int cmd_devices(int argc, char **argv)
                (double)dev[i].global_mem_bytes / (1024.0 * 1024.0 * 1024.0),
                dev[i].max_work_group);
     }
+    if (chosen < 0 && spec && n > 0)
+        return nl_usage_error("devices", "%s", nl_last_error());
     if (chosen < 0) {
         fprintf(stderr, "normlab devices: %s\n", nl_last_error());
         return 1;

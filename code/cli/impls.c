@@ -5,20 +5,30 @@
 #include "commands.h"
 #include "normlab.h"
 
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: normlab impls [--chapter N]\n\n"
+                "Lists every registered implementation: name, norm, chapter, stated error\n"
+                "bound, and whether it can run on this machine.\n\n"
+                "  --chapter N   only the implementations chapter N explains\n");
+}
+
 int cmd_impls(int argc, char **argv)
 {
-    if (argc > 1) {
-        if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-            printf("usage: normlab impls\n\nLists every registered implementation: name, norm, "
-                   "chapter, stated error bound, and whether it can run on this machine.\n");
-            return 0;
-        }
-        return nl_unknown_option("impls", argv[1]);
-    }
+    size_t chapter = 0;
+    const nl_option opts[] = {{"--chapter", NL_OPT_SIZE, &chapter, 99, NULL, NULL}};
+    int rc = nl_options_parse("impls", opts, NL_COUNT(opts), argc, argv, NULL);
+    if (rc == NL_OPTS_HELP)
+        usage(stdout);
+    if (rc != NL_OPTS_OK)
+        return rc == NL_OPTS_HELP ? 0 : 2;
+
     size_t n;
     const nl_impl *all = nl_impls(&n);
     printf("%-28s %-9s %3s %8s  %s\n", "implementation", "norm", "ch", "tol", "runs here?");
     for (size_t i = 0; i < n; i++) {
+        if (chapter && (size_t)all[i].chapter != chapter)
+            continue;
         const char *why = nl_impl_unavailable(&all[i]);
         printf("%-28s %-9s %3d %8.0e  %s\n", all[i].name, nl_norm_name(all[i].norm),
                all[i].chapter, all[i].tol, why ? why : "yes");

@@ -275,8 +275,6 @@ const char *const *nl_eps_key_names(void);
 
 /* NULL when an OpenCL device is usable, else why not ("no OpenCL platform"). */
 const char *nl_opencl_unavailable(void);
-/* `normlab bench --opencl ...`: the OpenCL benchmark (argv as given to bench). */
-int nl_cl_bench_main(int argc, char **argv);
 
 /* Releases every OpenCL object normlab holds (context, queue, programs,
  * buffers); the next call starts afresh.  Also runs at exit. */

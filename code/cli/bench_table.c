@@ -1,0 +1,64 @@
+/* bench_table.c — the one row printer of `normlab bench`: a run prints
+ * its rows as they are measured, --show prints an earlier run's, both
+ * through here.  The narrow form (--show) is about 80 characters, for a
+ * book page; the wide form adds the spread and the error. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/bench.h"
+
+#define MIB (1024.0 * 1024.0)
+
+static const char *human_bytes(double bytes, char *buf, size_t n)
+{
+    if (bytes >= MIB)
+        snprintf(buf, n, "%.1f MiB", bytes / MIB);
+    else if (bytes >= 1024.0)
+        snprintf(buf, n, "%.1f KiB", bytes / 1024.0);
+    else
+        snprintf(buf, n, "%.0f B", bytes);
+    return buf;
+}
+
+void bench_print_block(nl_shape s, size_t t, int wide)
+{
+    char size[32];
+    human_bytes(nl_shape_bytes(s) / 2, size, sizeof size);
+    printf("\n== %zux%zu (%s in, as much out), %zu thread%s\n", s.rows, s.d, size, t,
+           t == 1 ? "" : "s");
+    printf("%-26s %9s", "implementation", "ms");
+    if (wide)
+        printf(" %19s", "p10..p90 ms");
+    printf(" %7s %7s %7s %-6s %8s", "GB/s", "of copy", "copy", "roof", "vs naive");
+    if (wide)
+        printf(" %9s", "max err");
+    printf("\n");
+}
+
+void bench_print_row(const nl_bench_row *r, const char *why, int wide)
+{
+    char name[40], speed[16] = "-";
+    snprintf(name, sizeof name, "%s%s", r->impl, r->peer ? " (peer)" : "");
+    if (!strcmp(r->status, "error")) {
+        printf("%-26s error%s%s\n", name, why ? ": " : "", why ? why : "");
+    } else if (strcmp(r->status, "ok") != 0) {
+        printf("%-26s %s: max err %.2e > tol %.1e; not timed\n", name, r->status, r->max_err,
+               r->tol);
+    } else {
+        if (isfinite(r->speedup))
+            snprintf(speed, sizeof speed, "%.2fx", r->speedup);
+        printf("%-26s %9.3f", name, r->median_s * 1e3);
+        if (wide) {
+            char spread[40];
+            snprintf(spread, sizeof spread, "%.3f..%.3f", r->p10_s * 1e3, r->p90_s * 1e3);
+            printf(" %19s", spread);
+        }
+        printf(" %7.1f %7.2f %7.1f %-6s %8s", r->gbps, r->frac_copy, r->copy_gbps,
+               r->roof ? r->roof : "", speed);
+        if (wide)
+            printf(" %9.1e", r->max_err);
+        printf("\n");
+    }
+    fflush(stdout);
+}
