@@ -4,10 +4,9 @@
  * The _pf norm kernels stream their output (no read-for-ownership of the
  * destination) and prefetch the next row's input into L2 while they write.
  * A roof without those two tricks is a lower bar than the kernels it
- * measures: with only streaming stores, a 64 MiB copy ran at 14 GB/s on the
- * reference machine while rmsnorm_omp moved 21. So this copy streams whole
- * 64-byte lines and prefetches 16 KiB ahead (the best of 1, 4, 16 and
- * 32 KiB in a sweep on that machine). */
+ * measures (chapter 6: a norm once beat it).  So this copy streams whole
+ * 64-byte lines and prefetches 16 KiB ahead (the distance chapter 6's
+ * sweep chose). */
 #include "bench/bench.h"
 
 #include <immintrin.h>

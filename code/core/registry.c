@@ -46,10 +46,3 @@ const char *nl_norm_name(nl_norm norm)
     return norm == NL_LAYERNORM ? "LayerNorm" : "RMSNorm";
 }
 
-size_t nl_param_count(nl_norm norm, size_t d)
-{
-    /* LayerNorm learns a scale and a shift per feature; RMSNorm only the
-     * scale, because without re-centring there is nothing for a shift to
-     * undo. */
-    return norm == NL_LAYERNORM ? 2 * d : d;
-}

@@ -1,5 +1,7 @@
 /* util.c — a clock and aligned memory, the two things every timing loop
- * and every kernel test needs. */
+ * and every kernel test needs, and nl_read_file, the one whole-file reader
+ * (with a byte limit) that the config reader and the OpenCL kernel loader
+ * share. */
 #define _POSIX_C_SOURCE 200809L
 #include "normlab.h"
 

@@ -16,6 +16,8 @@ int nl_cl_fail(const char *what, cl_int err);
 int nl_cl_forked(void);
 /* platform.c: resolves a device spec (see nl_opencl_pick) to a device. */
 int nl_cl_find(const char *spec, cl_device_id *device);
+/* platform.c: remembers the device nl_opencl_use chose (NULL: none). */
+void nl_cl_choose(const char *spec);
 
 /* program.c: builds the program for `kernel` ("layernorm", "rmsnorm") from
  * vec.cl, reduce.cl and KERNEL.cl, each taken from $NORMLAB_CL_KERNELS when
@@ -24,7 +26,7 @@ int nl_cl_find(const char *spec, cl_device_id *device);
 int nl_cl_build(cl_context ctx, cl_device_id device, const char *kernel,
                 cl_program *out);
 
-/* layout.c: how a launch maps rows onto work-groups. */
+/* workgroups.c: how a launch maps rows onto work-groups. */
 typedef struct {
     size_t team;      /* work-items per row: a power of two */
     size_t local;     /* work-group size: team x rows per group */

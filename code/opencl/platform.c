@@ -153,11 +153,9 @@ static int pick(const device_table *t, const char *spec, const char *from)
 /* The device chosen with nl_opencl_use, which outranks the environment. */
 static char chosen[128];
 
-int nl_opencl_use(const char *spec)
+void nl_cl_choose(const char *spec)
 {
     snprintf(chosen, sizeof chosen, "%s", spec ? spec : "");
-    nl_opencl_shutdown();
-    return NL_OK;
 }
 
 static int resolve(const char *spec, device_table *t)

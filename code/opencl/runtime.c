@@ -49,6 +49,15 @@ void nl_opencl_shutdown(void)
     pthread_mutex_unlock(&lock);
 }
 
+/* Here, not in platform.c, so that calls run one way: the runtime asks the
+ * platform for its device, never the reverse. */
+int nl_opencl_use(const char *spec)
+{
+    nl_cl_choose(spec);
+    nl_opencl_shutdown(); /* the next call starts on the new device */
+    return NL_OK;
+}
+
 static int start(void)
 {
     cl_int err;

@@ -12,16 +12,12 @@
 #include "simd/simd.h"
 
 /* Streaming stores and the next-row prefetch (the *_pf kernels) win once a
- * call's rows no longer fit in the core's own cache: measured on the
- * course machine (normlab bench, one thread), streaming lost at 256x1024
- * (2 MiB in + out, the size of L2: rmsnorm_avx512_nt 0.74 of copy against
- * 0.86 for rmsnorm_avx512), broke even at 1024x1024 and won from
- * 2048x2048 (32 MiB) up: 0.72 -> 1.11 at 4096x4096, 0.54 -> 0.92 at
- * 16384x8192 for rmsnorm_avx512 -> rmsnorm_avx512_pf.
- * The last-level cache did not move the break-even: this VM reports
- * 480 MiB of L3, yet a 16 MiB copy ran at DRAM speed.  So the test is the
- * bytes one call touches (input and output) against the per-core L2; a
- * thread of the _omp kernels asks it for its own block of rows. */
+ * call's rows no longer fit in the core's own cache, and lose while they
+ * do (the next reader misses).  The test is therefore the bytes one call
+ * touches, input and output, against the per-core L2, not the last-level
+ * cache, which a virtual machine may report at any size; a thread of the
+ * _omp kernels asks it for its own block of rows.  Chapter 6 shows the
+ * measurements behind the rule. */
 int nl_output_spills(size_t rows, size_t d)
 {
     static long l2; /* 0: not asked yet; the same answer for every thread */

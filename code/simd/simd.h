@@ -14,9 +14,12 @@
 /* Instruction-set paths, ordered by width on each architecture. */
 typedef enum { NL_ISA_SCALAR = 0, NL_ISA_AVX2, NL_ISA_AVX512, NL_ISA_NEON } nl_isa;
 
-/* The widest path this CPU runs, capped by NORMLAB_ISA when it is set. */
+/* isa.c: the widest path this CPU runs, capped by NORMLAB_ISA when it is
+ * set; why a kernel needing `requires` (NL_REQ_* bits) cannot run on this
+ * CPU under that cap, or NULL. */
 nl_isa nl_isa_active(void);
 const char *nl_isa_name(nl_isa isa);
+const char *nl_isa_unavailable(unsigned requires);
 
 /* Rows [*begin, *end) of `rows` that thread `t` of `nthreads` owns:
  * contiguous blocks, sizes differing by at most one, in thread order. */

@@ -1,4 +1,4 @@
-/* layout.c — how rows map onto work-groups.
+/* workgroups.c — how rows map onto work-groups.
  * A row gets a team of about d/4 work-items (each then loads a few float4s),
  * rounded up to a power of two so the tree reduction halves cleanly, and
  * capped by the work-group size.  Short rows leave room for several teams,
