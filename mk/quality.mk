@@ -1,7 +1,11 @@
 # quality.mk — the checks that make "the tests pass" mean something on more
 # than one machine: valgrind, aarch64 under qemu, and the CI stages.
 
-.PHONY: memcheck cross-test cross-build cross-sysroot ci-stages
+.PHONY: memcheck cross-test cross-build cross-sysroot ci-stages cycles-check
+
+## cycles-check — fail when files under code/ call or include each other in a loop
+cycles-check: $(LIB_OBJ) $(CLI_OBJ)
+	@scripts/tools/file-cycles.sh $(BUILD)
 
 
 ## memcheck — every suite under valgrind (memory errors and leaks fail it)

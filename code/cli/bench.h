@@ -5,6 +5,7 @@
  *   bench_show.c     --show: an earlier run's CSV as a table
  *   bench_table.c    the one row printer both use
  *   bench_provenance.c  where the numbers came from, for the CSV
+ *   bench_threads.c  cores and thread counts
  * Measurement itself (data, validation, timing, copy roofs, CSV format)
  * is library code in code/bench/ and code/opencl/measure.c. */
 #ifndef NL_CLI_BENCH_H
@@ -65,7 +66,10 @@ int bench_listed(const char *list, const char *name);
 
 /* bench_run.c */
 int bench_run(const bench_options *o);
+
+/* bench_threads.c: the cores online; the OpenMP thread count to use. */
 int bench_cores(void);
+void bench_set_threads(size_t t);
 
 /* bench_show.c */
 int bench_show(const bench_options *o);

@@ -5,32 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "cli/bench.h"
 #include "cli/options.h"
 
 #define MAX_ENTRIES 256
-
-int bench_cores(void)
-{
-#ifdef _OPENMP
-    return omp_get_num_procs();
-#else
-    return 1;
-#endif
-}
-
-static void set_threads(size_t t)
-{
-#ifdef _OPENMP
-    omp_set_num_threads((int)t);
-#else
-    (void)t;
-#endif
-}
 
 /* The naive implementation of a norm is the yardstick for speed-up. */
 static int is_naive(const bench_entry *e)
@@ -124,7 +102,7 @@ int bench_run(const bench_options *o)
     for (size_t si = 0; si < o->nshapes; si++) {
         nl_shape s = o->shapes[si];
         nl_bench_data data;
-        set_threads((size_t)bench_cores()); /* fill with every core: pages spread like the work */
+        bench_set_threads((size_t)bench_cores()); /* fill with every core: pages spread like the work */
         if (nl_bench_data_new(&data, s.rows, s.d, 0x6e6f726d6c6162ULL) != 0) {
             fprintf(stderr, "normlab bench: out of memory for shape %zux%zu (%.1f GiB); skipped\n",
                     s.rows, s.d, nl_shape_bytes(s) / (1024.0 * 1024.0 * 1024.0));
@@ -134,7 +112,7 @@ int bench_run(const bench_options *o)
         double naive_s[2] = {NAN, NAN}; /* per norm, at the first thread count */
         for (size_t ti = 0; ti < o->nthreads; ti++) {
             size_t t = o->threads[ti];
-            set_threads(t);
+            bench_set_threads(t);
             int shown = 0; /* a block's header, printed with its first row */
             for (size_t ei = 0; ei < nentries; ei++) {
                 const bench_entry *e = &entries[ei];
