@@ -80,20 +80,26 @@ END_TEST
 
 START_TEST(layout_packs_short_rows)
 {
-    const struct { size_t rows, d, max_local, team, local, groups; } c[] = {
-        {513, 64, 4096, 16, 256, 33},  /* 16 rows of 16 lanes per group, last one partial */
-        {513, 1, 4096, 1, 256, 3},     /* one lane per row, 256 rows per group */
-        {5, 4097, 4096, 256, 256, 5},  /* long rows: one group each */
-        {5, 1000, 100, 64, 64, 5},     /* a device allowing 100 gets 64, a power of two */
-        {1, 64, 4096, 16, 16, 1},      /* one short row needs no 256-wide group */
-        {5, 3, 4096, 1, 8, 1},         /* 5 rows round up to 8 per group */
+    const struct { size_t rows, d, max_local, per_item, team, local, groups; } c[] = {
+        {513, 64, 4096, 1, 16, 256, 33},  /* 16 rows of 16 lanes per group, last one partial */
+        {513, 1, 4096, 1, 1, 256, 3},     /* one lane per row, 256 rows per group */
+        {5, 4097, 4096, 1, 256, 256, 5},  /* long rows: one group each */
+        {5, 1000, 100, 1, 64, 64, 5},     /* a device allowing 100 gets 64, a power of two */
+        {1, 64, 4096, 1, 16, 16, 1},      /* one short row needs no 256-wide group */
+        {5, 3, 4096, 1, 1, 8, 1},         /* 5 rows round up to 8 per group */
+        /* a CPU device: 8 float4s per work-item at least */
+        {16384, 1024, 4096, 8, 32, 256, 2048}, /* 32 lanes a row, 8 rows a group */
+        {8192, 8192, 4096, 8, 256, 256, 8192}, /* 2048 float4s: the whole group */
+        {3, 20, 4096, 8, 1, 4, 1},             /* 5 float4s: one lane walks them */
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-        nl_cl_layout l = nl_cl_plan(c[i].rows, c[i].d, c[i].max_local);
+        nl_cl_layout l = nl_cl_plan(c[i].rows, c[i].d, c[i].max_local, c[i].per_item);
         ck_assert_msg(l.team == c[i].team && l.local == c[i].local && l.groups == c[i].groups,
-                      "%zu rows of d = %zu (work-groups up to %zu): expected team %zu, "
-                      "local %zu, %zu groups; got team %zu, local %zu, %zu groups",
-                      c[i].rows, c[i].d, c[i].max_local, c[i].team, c[i].local, c[i].groups,
+                      "%zu rows of d = %zu (work-groups up to %zu, %zu float4s per work-item): "
+                      "expected team %zu, local %zu, %zu groups; got team %zu, local %zu, "
+                      "%zu groups",
+                      c[i].rows, c[i].d, c[i].max_local, c[i].per_item, c[i].team, c[i].local,
+                      c[i].groups,
                       l.team, l.local, l.groups);
     }
 }

@@ -3,6 +3,7 @@
  * numbers never travel without where they came from. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -85,6 +86,16 @@ size_t bench_provenance(const bench_options *o, int opencl_rows, char lines[][51
     if (opencl_rows) {
         opencl_device(text, sizeof text);
         snprintf(lines[k++], 512, "opencl device: %s", text);
+        /* The experiment knobs change the layout: a run must say it used them. */
+        static const char *const knobs[] = {"NORMLAB_CL_PER_ITEM", "NORMLAB_CL_MAX_LOCAL",
+                                            "NORMLAB_CL_KERNELS"};
+        int len = snprintf(lines[k], 512, "opencl settings:");
+        for (size_t i = 0; i < sizeof knobs / sizeof *knobs && len < 400; i++)
+            if (getenv(knobs[i]))
+                len += snprintf(lines[k] + len, (size_t)(512 - len), " %s=%.100s", knobs[i],
+                                getenv(knobs[i]));
+        if (len > (int)strlen("opencl settings:"))
+            k++;
     }
     command_line(o, lines[k++], 512);
     snprintf(lines[k++], 512, "columns: times in seconds per call; gbps counts bytes read + "

@@ -23,7 +23,8 @@ static int wanted(const bench_options *o, const nl_bench_row *r)
 static void print_provenance(const char *line)
 {
     static const char *const keep[] = {"# cpu:", "# compiler:", "# date:", "# commit:",
-                                       "# peer:", "# opencl device:", "# normlab bench"};
+                                       "# peer:", "# opencl device:", "# opencl settings:",
+                                       "# normlab bench"};
     for (size_t k = 0; k < sizeof keep / sizeof *keep; k++)
         if (!strncmp(line, keep[k], strlen(keep[k]))) {
             int n = (int)strcspn(line + 2, "\n");

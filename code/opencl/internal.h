@@ -32,7 +32,9 @@ typedef struct {
     size_t local;     /* work-group size: team x rows per group */
     size_t groups;    /* work-groups in the launch */
 } nl_cl_layout;
-nl_cl_layout nl_cl_plan(size_t rows, size_t d, size_t max_local);
+/* per_item: how many float4s each work-item should load at least before
+ * its team combines the sums (nl_cl_runtime.per_item). */
+nl_cl_layout nl_cl_plan(size_t rows, size_t d, size_t max_local, size_t per_item);
 
 /* runtime.c: the lazily created context every call and the bench share. */
 typedef struct {
@@ -42,6 +44,7 @@ typedef struct {
     cl_program program[2];  /* by nl_norm; built on first use */
     cl_kernel kernel[2];
     size_t max_local[2];    /* the largest work-group each kernel allows */
+    size_t per_item;        /* float4s per work-item at least (see start()) */
     cl_ulong max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
     char device_name[256];
 } nl_cl_runtime;

@@ -6,30 +6,66 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "opencl/internal.h"
 #include "opencl/sources.h"
 
+/* The override folder, checked once per build: a folder that does not
+ * exist is a typo, and falling back to the embedded kernels would time or
+ * grade the wrong code without a word. */
+static int override_folder(const char **dir)
+{
+    *dir = getenv("NORMLAB_CL_KERNELS");
+    if (!*dir || !**dir) {
+        *dir = NULL;
+        return NL_OK;
+    }
+    struct stat st;
+    if (stat(*dir, &st) != 0) {
+        nl_set_error("NORMLAB_CL_KERNELS=%s: %s (it names the folder whose .cl files replace "
+                     "the built-in kernels)", *dir, strerror(errno));
+        return NL_EARG;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        nl_set_error("NORMLAB_CL_KERNELS=%s is not a folder (it names the folder whose .cl files "
+                     "replace the built-in kernels)", *dir);
+        return NL_EARG;
+    }
+    return NL_OK;
+}
+
 /* Reads `name` from the override folder if it has one, else returns the
  * embedded copy.  *owned is set when the text must be freed. */
-static const char *source_of(const char *name, char **owned, int *overridden)
+static const char *source_of(const char *dir, const char *name, char **owned, int *overridden)
 {
     *owned = NULL;
     *overridden = 0;
-    const char *dir = getenv("NORMLAB_CL_KERNELS");
-    if (dir && *dir) {
+    if (dir) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, name);
         /* A file the folder does not have comes from the embedded copies;
          * one it has but that cannot be read is an error, not a fallback. */
-        char *text = nl_read_file(path, (size_t)16 << 20, NULL);
-        if (text) {
+        struct stat st;
+        if (stat(path, &st) == 0) {
+            if (S_ISDIR(st.st_mode)) {
+                nl_set_error("NORMLAB_CL_KERNELS: %s is a folder, not a kernel source file", path);
+                return NULL;
+            }
+            char *text = nl_read_file(path, (size_t)16 << 20, NULL);
+            if (!text) {
+                char why[512];
+                snprintf(why, sizeof why, "%s", nl_last_error());
+                nl_set_error("NORMLAB_CL_KERNELS: cannot read kernel source: %s", why);
+                return NULL;
+            }
             *owned = text;
             *overridden = 1;
             return text;
         }
-        if (errno == EIO || errno == ENOMEM || errno == EFBIG) {
-            nl_set_error("cannot read kernel source %s", path);
+        if (errno != ENOENT) {
+            nl_set_error("NORMLAB_CL_KERNELS: cannot read kernel source %s: %s", path,
+                         strerror(errno));
             return NULL;
         }
     }
@@ -53,12 +89,15 @@ int nl_cl_build(cl_context ctx, cl_device_id device, const char *kernel, cl_prog
     const char *parts[2 * NFILES];
     char *owned[NFILES] = {NULL};
     char replaced[256] = "";
-    int rc = NL_OK;
+    const char *dir;
+    int rc = override_folder(&dir);
+    if (rc != NL_OK)
+        return rc;
     for (int i = 0; i < NFILES; i++) {
         int over = 0;
-        const char *text = source_of(files[i], &owned[i], &over);
+        const char *text = source_of(dir, files[i], &owned[i], &over);
         if (!text) {
-            rc = NL_EUNAVAIL;
+            rc = NL_EARG;
             goto done;
         }
         if (over) {

@@ -5,9 +5,12 @@
  * grow to the largest call seen.  nl_opencl_shutdown() (also run at exit)
  * releases it all. */
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sizes.h"
 #include "opencl/internal.h"
 
 static const char *const kernel_names[2] = {"layernorm", "rmsnorm"};
@@ -58,6 +61,23 @@ int nl_opencl_use(const char *spec)
     return NL_OK;
 }
 
+/* An experiment knob from the environment: unset leaves *value alone; a
+ * value that is not a whole number in 1..max is refused, not ignored, so
+ * that no run claims a setting it did not use. */
+static int knob(const char *name, size_t max, size_t *value)
+{
+    const char *text = getenv(name);
+    if (!text || !*text)
+        return NL_OK;
+    if (!nl_parse_size(text, max, value)) {
+        char why[128];
+        snprintf(why, sizeof why, "%s", nl_last_error());
+        nl_set_error("%s=%s: %s", name, text, why);
+        return NL_EARG;
+    }
+    return NL_OK;
+}
+
 static int start(void)
 {
     cl_int err;
@@ -70,6 +90,17 @@ static int start(void)
     S.rt.queue = clCreateCommandQueue(S.rt.context, S.rt.device, CL_QUEUE_PROFILING_ENABLE, &err);
     if (err != CL_SUCCESS)
         return nl_cl_fail("clCreateCommandQueue", err);
+    /* A GPU's barrier is one instruction: a team as wide as the row has
+     * float4s (up to the group) keeps the most loads in flight.  A CPU
+     * device (PoCL) runs a work-group as loops, and each barrier ends one
+     * loop and starts the next: fewer, busier work-items per row do better
+     * there: at least 8 float4s each (chapter 7 has the measurements).
+     * NORMLAB_CL_PER_ITEM overrides it, for that experiment. */
+    cl_device_type type = 0;
+    clGetDeviceInfo(S.rt.device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    S.rt.per_item = (type & CL_DEVICE_TYPE_CPU) ? 8 : 1;
+    if ((rc = knob("NORMLAB_CL_PER_ITEM", 4096, &S.rt.per_item)) != NL_OK)
+        return rc;
     if (clGetDeviceInfo(S.rt.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof S.rt.max_alloc,
                         &S.rt.max_alloc, NULL) != CL_SUCCESS || S.rt.max_alloc == 0)
         S.rt.max_alloc = 128u << 20; /* the least the standard promises */
@@ -97,11 +128,12 @@ static int build(nl_norm norm)
     clGetKernelWorkGroupInfo(S.rt.kernel[norm], S.rt.device, CL_KERNEL_WORK_GROUP_SIZE,
                              sizeof kern_max, &kern_max, NULL);
     S.rt.max_local[norm] = kern_max && kern_max < dev_max ? kern_max : dev_max;
-    /* An experiment knob (chapter 7): a CPU device often prefers smaller
-     * work-groups, with fewer barriers per row, than a GPU. */
-    const char *cap = getenv("NORMLAB_CL_MAX_LOCAL");
-    unsigned long want = cap ? strtoul(cap, NULL, 10) : 0;
-    if (want >= 1 && want < S.rt.max_local[norm])
+    /* An experiment knob (chapter 7): a cap on the work-group size. */
+    size_t want = SIZE_MAX;
+    int rc2 = knob("NORMLAB_CL_MAX_LOCAL", SIZE_MAX, &want);
+    if (rc2 != NL_OK)
+        return rc2;
+    if (want < S.rt.max_local[norm])
         S.rt.max_local[norm] = want;
     return NL_OK;
 }
@@ -138,7 +170,7 @@ int nl_cl_runtime_get(nl_norm norm, nl_cl_runtime **out)
 int nl_cl_enqueue(nl_cl_runtime *rt, nl_norm norm, cl_mem x, cl_mem gamma, cl_mem beta,
                   cl_mem y, float eps, size_t rows, size_t d, cl_event *done)
 {
-    nl_cl_layout l = nl_cl_plan(rows, d, rt->max_local[norm]);
+    nl_cl_layout l = nl_cl_plan(rows, d, rt->max_local[norm], rt->per_item);
     cl_uint urows = (cl_uint)rows, ud = (cl_uint)d, uteam = (cl_uint)l.team;
     cl_kernel k = rt->kernel[norm];
     cl_uint a = 0;
