@@ -486,6 +486,54 @@ START_TEST(tiny_run_writes_a_csv)
 }
 END_TEST
 
+/* A note is one "# " line: a line break in it would end the comment and
+ * start a data line that `bench --show` (and any CSV reader) rejects. */
+START_TEST(a_note_with_a_line_break_is_refused)
+{
+    make_tmpdir();
+    char csv[PATH_MAX];
+    path_in_tmp(csv, sizeof csv, "noted.csv");
+    const char *const args[] = {TINY, "--csv", csv, "--note", "first line\nsecond,line", NULL};
+    int rc = run_bench(args);
+    ck_assert_msg(rc == 2 && strstr(bench_run.err, "--note"),
+                  "a --note holding a newline should be refused with exit 2, naming --note; "
+                  "got exit %d, stderr:\n%s", rc, bench_run.err);
+    ck_assert_msg(access(csv, F_OK) != 0, "the refused run should not have created %s", csv);
+    const char *notes[] = {"fine", "not\rfine"};
+    FILE *f = nl_csv_open(csv, 0, notes, 2);
+    ck_assert_msg(f == NULL && strstr(nl_last_error(), "line break"),
+                  "nl_csv_open should refuse a note with a carriage return and say why; "
+                  "it %s (%s)", f ? "opened the file" : "refused", nl_last_error());
+    if (f)
+        fclose(f);
+    remove_tmpdir();
+}
+END_TEST
+
+/* The command line goes into a "# command:" comment: a file name with a
+ * newline in it must not break the CSV either. */
+START_TEST(a_csv_name_with_a_line_break_stays_readable)
+{
+    make_tmpdir();
+    char csv[PATH_MAX];
+    path_in_tmp(csv, sizeof csv, "odd\nname.csv");
+    const char *const args[] = {TINY, "--csv", csv, NULL};
+    int rc = run_bench(args);
+    ck_assert_msg(rc == 0, "a run writing to a file whose name holds a newline failed (exit "
+                  "%d): %s", rc, bench_run.err);
+    char *text = slurp(csv);
+    ck_assert_msg(text && strstr(text, "odd\\012name.csv"),
+                  "the '# command:' line should write the newline as \\012; the CSV "
+                  "reads:\n%s", text ? text : "(nothing)");
+    const char *const show[] = {"--show", csv, NULL};
+    rc = run_bench(show);
+    ck_assert_msg(rc == 0 && strstr(bench_run.out, "rmsnorm_naive"),
+                  "`normlab bench --show` should read that CSV back (exit %d):\n%s%s", rc,
+                  bench_run.out, bench_run.err);
+    remove_tmpdir();
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("bench");
@@ -514,6 +562,8 @@ Suite *nl_suite(void)
     tcase_add_test(cli, help_exits_0);
     tcase_add_test(cli, existing_csv_is_left_alone);
     tcase_add_test(cli, tiny_run_writes_a_csv);
+    tcase_add_test(cli, a_note_with_a_line_break_is_refused);
+    tcase_add_test(cli, a_csv_name_with_a_line_break_stays_readable);
     suite_add_tcase(s, cli);
     return s;
 }

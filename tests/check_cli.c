@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -382,6 +383,62 @@ START_TEST(space_and_equals_print_the_same)
 }
 END_TEST
 
+/* ---------------------------------------- output that does not arrive */
+
+/* Runs `normlab ARGS` through sh with stdout redirected as `redirect` says
+ * ("> /dev/full", ">&-"); returns the exit status (-1: killed), stderr in err. */
+static int run_redirected(const char *const *args, const char *redirect, char *err, size_t n)
+{
+    char cmd[2048], errfile[] = "/tmp/normlab-cli-err-XXXXXX";
+    int fd = mkstemp(errfile);
+    ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
+    close(fd);
+    size_t len = (size_t)snprintf(cmd, sizeof cmd, "'%s'", nl_normlab_path());
+    for (size_t i = 0; args[i] && len < sizeof cmd; i++)
+        len += (size_t)snprintf(cmd + len, sizeof cmd - len, " '%s'", args[i]);
+    snprintf(cmd + len, sizeof cmd - len, " %s 2>'%s'", redirect, errfile);
+    int st = system(cmd);
+    FILE *f = fopen(errfile, "r");
+    size_t got = f ? fread(err, 1, n - 1, f) : 0;
+    err[got] = '\0';
+    if (f)
+        fclose(f);
+    unlink(errfile);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* `normlab CMD > /dev/full` (a full disk) and `normlab CMD >&-` (stdout
+ * closed) lose all output: each must exit non-zero and say so, whatever
+ * the command (its equals_forms run, and its --help). */
+START_TEST(lost_output_is_an_error)
+{
+    if (command_words[_i][1][0])
+        NL_SKIP("a mode of a command: tested through the command");
+    const char *cmd = command_words[_i][0];
+    size_t k = 0;
+    while (k < NEQUALS && strcmp(equals_forms[k].command, cmd) != 0)
+        k++;
+    ck_assert_msg(k < NEQUALS, "`normlab %s` has no line in equals_forms (tests/check_cli.c)", cmd);
+    const char *buf[16], *help[] = {"--help", NULL};
+    const char *const *runs[2];
+    runs[0] = cmd_argv(buf, (size_t)_i, equals_forms[k].good);
+    static const char *buf2[16];
+    runs[1] = cmd_argv(buf2, (size_t)_i, help);
+    const char *const redirects[] = {"> /dev/full", ">&-"};
+    char err[4096];
+    for (size_t r = 0; r < 2; r++)
+        for (size_t x = 0; x < 2; x++) {
+            int code = run_redirected(runs[r], redirects[x], err, sizeof err);
+            if (!strcmp(cmd, "devices") && r == 0 && strstr(err, "no OpenCL"))
+                continue; /* no device here: that run fails for another reason */
+            ck_assert_msg(code > 0 && strstr(err, "standard output"),
+                          "`%s %s` exited %d: output that never arrived must fail the command "
+                          "(non-zero) with a message about standard output; stderr:\n%s",
+                          show(runs[r]), redirects[x], code, err);
+        }
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -397,6 +454,7 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, command_rejects_bad_sizes, 0, (int)command_count);
     tcase_add_loop_test(tc, command_accepts_equals_and_refuses_bad_value, 0, (int)command_count);
     tcase_add_test(tc, space_and_equals_print_the_same);
+    tcase_add_loop_test(tc, lost_output_is_an_error, 0, (int)command_count);
     suite_add_tcase(s, tc);
     return s;
 }
