@@ -277,6 +277,27 @@ START_TEST(shapes_parse_and_refuse)
 }
 END_TEST
 
+/* The regime label follows the reported cache sizes. */
+START_TEST(shapes_know_their_cache_regime)
+{
+    double l2, l3;
+    nl_cache_sizes(&l2, &l3);
+    if (l2 <= 0 || l3 <= 0)
+        NL_SKIP("this system reports no L2 or L3 size (sysconf): no regime to check");
+    nl_shape tiny = {1, 16};
+    size_t rows = (size_t)(l3 / (2 * sizeof(float) * 1024)) + 1;
+    nl_shape big = {rows, 1024}, mid = {(size_t)(l2 / (2 * sizeof(float) * 1024)) + 1, 1024};
+    ck_assert_str_eq(nl_shape_regime(tiny, 1), "L2");
+    ck_assert_msg(!strcmp(nl_shape_regime(big, 1), "memory"),
+                  "%zux1024 moves %.0f bytes, more than the reported L3 of %.0f: expected "
+                  "'memory', got '%s'", rows, nl_shape_bytes(big), l3, nl_shape_regime(big, 1));
+    if (nl_shape_bytes(mid) <= l3)
+        ck_assert_msg(!strcmp(nl_shape_regime(mid, 1), "L3"),
+                      "just past one core's L2 but within L3: expected 'L3', got '%s'",
+                      nl_shape_regime(mid, 1));
+}
+END_TEST
+
 START_TEST(count_lists_parse_and_refuse)
 {
     size_t v[4];
@@ -474,6 +495,8 @@ START_TEST(tiny_run_writes_a_csv)
     /* Two single-threaded implementations run at the first thread count
      * only: 2 shapes x 2 implementations. */
     ck_assert_msg(rows == 4, "expected 4 measurement rows, found %zu:\n%s", rows, text);
+    ck_assert_msg(strstr(text, ",L2\n") || !strstr(text, "# caches: L2 0.0"),
+                  "tiny shapes fit any L2: their rows should end in the regime 'L2':\n%s", text);
 
     /* --show reads it back: the table the book prints from a CSV. */
     const char *const show[] = {"--show", csv, "--shape", "2x8", NULL};
@@ -549,6 +572,7 @@ Suite *nl_suite(void)
     tcase_add_test(tc, csv_never_overwrites_without_force);
     tcase_add_test(tc, shapes_parse_and_refuse);
     tcase_add_test(tc, count_lists_parse_and_refuse);
+    tcase_add_test(tc, shapes_know_their_cache_regime);
     tcase_add_test(tc, validation_catches_a_wrong_kernel);
     tcase_add_test(tc, bench_data_is_the_same_on_any_thread_count);
     tcase_add_test(tc, timing_fills_every_field);

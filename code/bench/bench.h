@@ -40,6 +40,15 @@ int nl_parse_shape(const char *text, nl_shape *out);
 /* Bytes one timed pass moves: rows*d floats read plus as many written. */
 double nl_shape_bytes(nl_shape s);
 
+/* Where one pass over a shape's bytes (input and output) can live, from
+ * the cache sizes the system reports (sysconf): "L2" when each thread's
+ * share fits its core's L2, "L3" when the whole fits the last-level
+ * cache, else "memory".  A virtual machine may report any L3 size: the
+ * label says what the report implies, which is why the bench prints it. */
+const char *nl_shape_regime(nl_shape s, size_t threads);
+/* The reported per-core L2 and last-level cache in bytes (0: unknown). */
+void nl_cache_sizes(double *l2, double *l3);
+
 /* "1,2,8" into at most `max` counts, each in 1..max_value; returns how
  * many, or 0 with the reason in nl_last_error(). */
 size_t nl_parse_count_list(const char *text, size_t max_value, size_t *out,
@@ -68,6 +77,7 @@ typedef struct {
     double max_err, tol;
     double copy_gbps_by_kind[NL_COPY_KINDS];
     double h2d_gbps, d2h_gbps; /* device rows: host<->device copies, timed apart */
+    const char *regime;   /* nl_shape_regime: "L2", "L3", "memory" ("" unknown) */
 } nl_bench_row;
 
 /* Opens `path` for a new CSV: refuses (returns NULL, the reason in

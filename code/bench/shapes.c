@@ -7,10 +7,31 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 double nl_shape_bytes(nl_shape s)
 {
     return 2.0 * (double)s.rows * (double)s.d * (double)sizeof(float);
+}
+
+void nl_cache_sizes(double *l2, double *l3)
+{
+    long c2 = sysconf(_SC_LEVEL2_CACHE_SIZE), c3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    *l2 = c2 > 0 ? (double)c2 : 0.0;
+    *l3 = c3 > 0 ? (double)c3 : 0.0;
+}
+
+const char *nl_shape_regime(nl_shape s, size_t threads)
+{
+    double l2, l3, bytes = nl_shape_bytes(s);
+    nl_cache_sizes(&l2, &l3);
+    if (threads == 0)
+        threads = 1;
+    if (l2 > 0 && bytes / (double)threads <= l2)
+        return "L2";
+    if (l3 > 0 && bytes <= l3)
+        return "L3";
+    return l3 > 0 || l2 > 0 ? "memory" : "";
 }
 
 int nl_parse_shape(const char *text, nl_shape *out)

@@ -8,11 +8,14 @@
 
 #include "cli/bench.h"
 #include "commands.h"
+#include "core/sizes.h"
 
 /* Full run: one shape that fits in cache, the two common LLM activations
- * (hidden 4096 at 4096 tokens, hidden 1024 at 16384 tokens), and two far
- * beyond any last-level cache: 256 MiB and 512 MiB of input, because some
- * virtual machines report an L3 of several hundred MiB. */
+ * (hidden 4096 at 4096 tokens, hidden 1024 at 16384 tokens), and two
+ * meant to be beyond the last-level cache: 256 MiB and 512 MiB of input.
+ * Some virtual machines report an L3 of several hundred MiB, so the run
+ * adds a wider shape when the largest moves less than twice the reported
+ * L3 (beyond_cache), and every block says which regime it is in. */
 static const nl_shape full_shapes[] = {
     {256, 1024}, {4096, 4096}, {16384, 1024}, {8192, 8192}, {16384, 8192},
 };
@@ -39,7 +42,8 @@ static void usage(FILE *to)
         "\n"
         "  --quick            fewer shapes (256x1024, 4096x4096) and %d samples: < 1 minute\n"
         "  --shape RxD[,RxD]  shapes to run (repeatable); default 256x1024, 4096x4096,\n"
-        "                     16384x1024, 8192x8192, 16384x8192\n"
+        "                     16384x1024, 8192x8192, 16384x8192, and one of width 8192\n"
+        "                     moving twice the reported L3 when 16384x8192 moves less\n"
         "  --threads N[,N]    OpenMP thread counts; default 1 and every core\n"
         "                     (single-threaded implementations run at the first count only)\n"
         "  --samples N        timed samples per measurement (default %d; alias --reps)\n"
@@ -116,6 +120,25 @@ static int add_note(const char *text, void *dest)
     return 1;
 }
 
+/* A shape of width 8192 moving at least twice the reported L3 (input and
+ * output), appended when the full run's largest does not, and when it
+ * fits this machine's memory. */
+static void beyond_cache(bench_options *o)
+{
+    double l2, l3;
+    nl_cache_sizes(&l2, &l3);
+    const size_t d = 8192, step = 1024;
+    double largest = 0;
+    for (size_t i = 0; i < o->nshapes; i++)
+        if (nl_shape_bytes(o->shapes[i]) > largest)
+            largest = nl_shape_bytes(o->shapes[i]);
+    if (l3 <= 0 || largest >= 2 * l3 || o->nshapes == BENCH_MAX_LIST)
+        return;
+    size_t rows = (size_t)(2 * l3 / (2.0 * sizeof(float) * (double)d)) / step * step + step;
+    if (nl_check_shape(rows, d, 2))
+        o->shapes[o->nshapes++] = (nl_shape){rows, d};
+}
+
 /* ----------------------------------------------------------------- main */
 
 int cmd_bench(int argc, char **argv)
@@ -151,6 +174,8 @@ int cmd_bench(int argc, char **argv)
         const nl_shape *src = o.quick ? quick_shapes : full_shapes;
         o.nshapes = o.quick ? NL_COUNT(quick_shapes) : NL_COUNT(full_shapes);
         memcpy(o.shapes, src, o.nshapes * sizeof *src);
+        if (!o.quick)
+            beyond_cache(&o);
     }
     if (o.nthreads == 0) {
         o.threads[o.nthreads++] = 1;

@@ -74,9 +74,10 @@ void bench_set_threads(size_t t);
 /* bench_show.c */
 int bench_show(const bench_options *o);
 
-/* bench_table.c: a block's header, then its rows.  wide adds the spread
+/* bench_table.c: a block's header (with the cache regime its bytes are
+ * in, nl_shape_regime, when known), then its rows.  wide adds the spread
  * and the error; narrow (--show) fits a book page. */
-void bench_print_block(nl_shape s, size_t threads, int wide);
+void bench_print_block(nl_shape s, size_t threads, const char *regime, int wide);
 void bench_print_row(const nl_bench_row *r, const char *why, int wide);
 
 /* bench_provenance.c: the CSV's "# " lines; returns how many. */

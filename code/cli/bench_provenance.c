@@ -63,13 +63,18 @@ size_t bench_provenance(const bench_options *o, int opencl_rows, char lines[][51
 {
     size_t k = 0;
     char text[256];
-    if (max < 8)
+    if (max < 10)
         return 0;
     snprintf(lines[k++], 512, "normlab bench%s",
              o->quick ? " --quick: a smoke test, not numbers to quote" : "");
     cpu_name(text, sizeof text);
     snprintf(lines[k++], 512, "cpu: %s, %d cores online, %.1f GiB memory", text, bench_cores(),
              nl_phys_memory() / (1024.0 * 1024.0 * 1024.0));
+    double l2, l3;
+    nl_cache_sizes(&l2, &l3);
+    snprintf(lines[k++], 512, "caches: L2 %.1f MiB per core, last level %.1f MiB, as the "
+             "system reports them (0: not reported)", l2 / (1024.0 * 1024.0),
+             l3 / (1024.0 * 1024.0));
 #if defined(__clang__)
     snprintf(lines[k++], 512, "compiler: clang %s", __clang_version__);
 #elif defined(__GNUC__)

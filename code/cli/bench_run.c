@@ -129,8 +129,10 @@ int bench_run(const bench_options *o)
                     .speedup = NAN, .h2d_gbps = NAN, .d2h_gbps = NAN};
                 for (int c = 0; c < NL_COPY_KINDS; c++)
                     row.copy_gbps_by_kind[c] = NAN;
+                if (!strcmp(e->device, "cpu"))
+                    row.regime = nl_shape_regime(s, row.threads);
                 if (!shown)
-                    bench_print_block(s, t, 1), shown = 1;
+                    bench_print_block(s, t, nl_shape_regime(s, t), 1), shown = 1;
                 char why[512] = "";
                 if (measure(e, &data, o->samples, &row, why, sizeof why)) {
                     status = 1;

@@ -23,7 +23,7 @@ static int wanted(const bench_options *o, const nl_bench_row *r)
 static void print_provenance(const char *line)
 {
     static const char *const keep[] = {"# cpu:", "# compiler:", "# date:", "# commit:",
-                                       "# peer:", "# opencl device:", "# opencl settings:",
+                                       "# peer:", "# opencl device:", "# opencl settings:", "# caches:",
                                        "# normlab bench"};
     for (size_t k = 0; k < sizeof keep / sizeof *keep; k++)
         if (!strncmp(line, keep[k], strlen(keep[k]))) {
@@ -68,7 +68,7 @@ int bench_show(const bench_options *o)
         if (!nl_csv_read_row(line, &layout, &r) || !wanted(o, &r))
             continue;
         if (!printed++ || r.rows != last.rows || r.d != last.d || r.threads != last.threads)
-            bench_print_block((nl_shape){r.rows, r.d}, r.threads, 0);
+            bench_print_block((nl_shape){r.rows, r.d}, r.threads, r.regime, 0);
         last = r;
         bench_print_row(&r, NULL, 0);
     }

@@ -21,12 +21,25 @@ static const char *human_bytes(double bytes, char *buf, size_t n)
     return buf;
 }
 
-void bench_print_block(nl_shape s, size_t t, int wide)
+/* What the regime means for the numbers below it: in cache the copy is a
+ * yardstick, beyond the last-level cache it is the wall (chapter 6). */
+static const char *regime_words(const char *regime)
+{
+    if (!regime || !*regime)
+        return "";
+    if (!strcmp(regime, "L2"))
+        return "; fits L2";
+    if (!strcmp(regime, "L3"))
+        return "; fits the reported L3";
+    return "; beyond the reported L3";
+}
+
+void bench_print_block(nl_shape s, size_t t, const char *regime, int wide)
 {
     char size[32];
     human_bytes(nl_shape_bytes(s) / 2, size, sizeof size);
-    printf("\n== %zux%zu (%s in, as much out), %zu thread%s\n", s.rows, s.d, size, t,
-           t == 1 ? "" : "s");
+    printf("\n== %zux%zu (%s in, as much out), %zu thread%s%s\n", s.rows, s.d, size, t,
+           t == 1 ? "" : "s", regime_words(regime));
     printf("%-26s %9s", "implementation", "ms");
     if (wide)
         printf(" %19s", "p10..p90 ms");
