@@ -324,16 +324,29 @@ static const struct {
 };
 #define NEQUALS (sizeof equals_forms / sizeof equals_forms[0])
 
-START_TEST(command_accepts_equals_and_refuses_bad_value)
+/* The equals_forms line of command i; fails the test when it has none. */
+static size_t equals_form_of(int i)
 {
-    if (command_words[_i][1][0])
-        NL_SKIP("a mode of a command: its options are the command's, tested there");
-    const char *cmd = command_words[_i][0];
+    const char *cmd = command_words[i][0];
     size_t k = 0;
     while (k < NEQUALS && strcmp(equals_forms[k].command, cmd) != 0)
         k++;
     ck_assert_msg(k < NEQUALS, "`normlab %s` has no line in equals_forms (tests/check_cli.c): "
                   "add one running it with --opt=VALUE and one bad value", cmd);
+    return k;
+}
+
+#define SKIP_MODES()                                                              \
+    do {                                                                          \
+        if (command_words[_i][1][0])                                              \
+            NL_SKIP("a mode of a command: its options are the command's, tested there"); \
+    } while (0)
+
+START_TEST(command_accepts_equals_and_refuses_bad_value)
+{
+    SKIP_MODES();
+    size_t k = equals_form_of(_i);
+    const char *cmd = command_words[_i][0];
     static nl_run_result r;
     const char *buf[16];
     const char *const *args = cmd_argv(buf, (size_t)_i, equals_forms[k].good);
@@ -412,13 +425,9 @@ static int run_redirected(const char *const *args, const char *redirect, char *e
  * the command (its equals_forms run, and its --help). */
 START_TEST(lost_output_is_an_error)
 {
-    if (command_words[_i][1][0])
-        NL_SKIP("a mode of a command: tested through the command");
+    SKIP_MODES();
+    size_t k = equals_form_of(_i);
     const char *cmd = command_words[_i][0];
-    size_t k = 0;
-    while (k < NEQUALS && strcmp(equals_forms[k].command, cmd) != 0)
-        k++;
-    ck_assert_msg(k < NEQUALS, "`normlab %s` has no line in equals_forms (tests/check_cli.c)", cmd);
     const char *buf[16], *help[] = {"--help", NULL};
     const char *const *runs[2];
     runs[0] = cmd_argv(buf, (size_t)_i, equals_forms[k].good);

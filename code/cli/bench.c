@@ -158,11 +158,9 @@ int cmd_bench(int argc, char **argv)
         {"--threads", NL_OPT_CUSTOM, &o, 0, set_threads, NULL},
         {"--note", NL_OPT_CUSTOM, &o, 0, add_note, NULL},
     };
-    int rc = nl_options_parse("bench", opts, NL_COUNT(opts), argc, argv, NULL);
-    if (rc == NL_OPTS_HELP)
-        usage(stdout);
-    if (rc != NL_OPTS_OK)
-        return rc == NL_OPTS_HELP ? 0 : 2;
+    int code;
+    if (!nl_options_parse("bench", opts, NL_COUNT(opts), argc, argv, NULL, usage, &code))
+        return code;
     if (o.show) /* an old CSV may name implementations since renamed */
         return bench_show(&o);
     if (!bench_check_names(o.impls))

@@ -183,11 +183,9 @@ int cmd_config(int argc, char **argv)
         {"--tsv", NL_OPT_FLAG, &tsv, 0, NULL, NULL},
     };
     nl_positional files;
-    int rc = nl_options_parse("config", opts, NL_COUNT(opts), argc, argv, &files);
-    if (rc == NL_OPTS_HELP)
-        help(stdout);
-    if (rc != NL_OPTS_OK)
-        return rc == NL_OPTS_HELP ? 0 : 2;
+    int code;
+    if (!nl_options_parse("config", opts, NL_COUNT(opts), argc, argv, &files, help, &code))
+        return code;
     if (json && tsv)
         return nl_usage_error("config", "--json and --tsv: choose one");
     int mode = json ? OUT_JSON : tsv ? OUT_TSV : OUT_TEXT;

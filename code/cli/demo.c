@@ -321,11 +321,9 @@ int cmd_demo(int argc, char **argv)
         {"--no-ladder", NL_OPT_FLAG, &no_ladder, 0, NULL, "--only-experiment"},
         {"--no-experiment", NL_OPT_FLAG, &no_experiment, 0, NULL, "--only-ladder"},
     };
-    int rc = nl_options_parse("demo", opts, NL_COUNT(opts), argc, argv, NULL);
-    if (rc == NL_OPTS_HELP)
-        usage(stdout);
-    if (rc != NL_OPTS_OK)
-        return rc == NL_OPTS_HELP ? 0 : 2;
+    int code;
+    if (!nl_options_parse("demo", opts, NL_COUNT(opts), argc, argv, NULL, usage, &code))
+        return code;
     int experiment = !no_experiment, ladder = !no_ladder;
     if (!experiment && !ladder)
         return nl_usage_error("demo", "--no-ladder and --no-experiment leave nothing to run");

@@ -22,11 +22,9 @@ int cmd_devices(int argc, char **argv)
 {
     const char *spec = NULL;
     const nl_option opts[] = {{"--device", NL_OPT_TEXT, &spec, 0, NULL, NULL}};
-    int rc = nl_options_parse("devices", opts, NL_COUNT(opts), argc, argv, NULL);
-    if (rc == NL_OPTS_HELP)
-        usage(stdout);
-    if (rc != NL_OPTS_OK)
-        return rc == NL_OPTS_HELP ? 0 : 2;
+    int code;
+    if (!nl_options_parse("devices", opts, NL_COUNT(opts), argc, argv, NULL, usage, &code))
+        return code;
 
     enum { MAX = 64 };
     nl_cl_device_info dev[MAX];

@@ -17,11 +17,9 @@ int cmd_impls(int argc, char **argv)
 {
     size_t chapter = 0;
     const nl_option opts[] = {{"--chapter", NL_OPT_SIZE, &chapter, 99, NULL, NULL}};
-    int rc = nl_options_parse("impls", opts, NL_COUNT(opts), argc, argv, NULL);
-    if (rc == NL_OPTS_HELP)
-        usage(stdout);
-    if (rc != NL_OPTS_OK)
-        return rc == NL_OPTS_HELP ? 0 : 2;
+    int code;
+    if (!nl_options_parse("impls", opts, NL_COUNT(opts), argc, argv, NULL, usage, &code))
+        return code;
 
     size_t n;
     const nl_impl *all = nl_impls(&n);

@@ -7,6 +7,8 @@
 #include "core/sizes.h"
 #include "normlab.h"
 
+enum { USAGE_ERROR = 2 };
+
 int nl_usage_error(const char *command, const char *fmt, ...)
 {
     va_list ap;
@@ -15,7 +17,7 @@ int nl_usage_error(const char *command, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, " (try normlab %s --help)\n", command);
     va_end(ap);
-    return NL_OPTS_USAGE;
+    return USAGE_ERROR;
 }
 
 /* Does `arg` spell `name`, alone ("--rows") or with a value ("--rows=8")?
@@ -68,8 +70,10 @@ static int store(const nl_option *o, const char *value)
     return 1;
 }
 
-int nl_options_parse(const char *command, const nl_option *opts, size_t nopts, int argc,
-                     char **argv, nl_positional *positional)
+/* The walk over argv: NL_OK-like 0 to run, 1 for --help, 2 after a
+ * usage error's message. */
+static int parse(const char *command, const nl_option *opts, size_t nopts, int argc,
+                 char **argv, nl_positional *positional)
 {
     int options_end = 0, kept = 1;
     for (int i = 1; i < argc; i++) {
@@ -85,7 +89,7 @@ int nl_options_parse(const char *command, const nl_option *opts, size_t nopts, i
             continue;
         }
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
-            return NL_OPTS_HELP;
+            return 1;
         const char *value;
         const nl_option *o = find(opts, nopts, arg, &value);
         if (!o)
@@ -111,5 +115,16 @@ int nl_options_parse(const char *command, const nl_option *opts, size_t nopts, i
     }
     if (positional)
         *positional = (nl_positional){argv + 1, kept - 1};
-    return NL_OPTS_OK;
+    return 0;
+}
+
+int nl_options_parse(const char *command, const nl_option *opts, size_t nopts, int argc,
+                     char **argv, nl_positional *positional, void (*usage)(FILE *to),
+                     int *exit_code)
+{
+    int rc = parse(command, opts, nopts, argc, argv, positional);
+    if (rc == 1)
+        usage(stdout);
+    *exit_code = rc == 1 ? 0 : rc;
+    return rc == 0;
 }

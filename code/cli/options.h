@@ -3,12 +3,11 @@
  * A command describes its options in a table and hands argv to
  * nl_options_parse; the parser keeps one contract for every command:
  *   - `--opt VALUE` and `--opt=VALUE` are the same;
- *   - `--help` / `-h`: the parser returns NL_OPTS_HELP, the command prints
- *     its usage to stdout and exits 0;
+ *   - `--help` / `-h` prints the command's usage to stdout; it exits 0;
  *   - an unknown option, a missing value, a value given to a flag or a bad
  *     value prints one line to stderr naming the command, the option and
  *     the value ("normlab bench: --threads 'abc': not a positive whole
- *     number"), and the parser returns NL_OPTS_USAGE: the command exits 2.
+ *     number"); the command exits 2.
  * Nothing here exits: the command returns what main returns.
  *
  * Adding a subcommand: write code/cli/NAME.c with `int cmd_NAME(int argc,
@@ -18,6 +17,7 @@
 #define NL_OPTIONS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef enum {
     NL_OPT_FLAG,     /* no value: *(int *)dest = 1 */
@@ -47,14 +47,19 @@ typedef struct {
     int count;
 } nl_positional;
 
-enum { NL_OPTS_OK = 0, NL_OPTS_HELP = 1, NL_OPTS_USAGE = 2 };
-
 /* Parses argv[1..argc-1] (argv[0] is the command's name) against opts.
- * `command` names it in messages ("bench").  positional: where words that
- * are not options go (their count and argv pointers), or NULL when the
- * command takes none (then one is a usage error). */
+ * `command` names it in messages ("bench"); `usage` prints its help.
+ * positional: where words that are not options go, or NULL when the
+ * command takes none (then one is a usage error).
+ * Returns 1 when the command should run; 0 when it should return
+ * *exit_code at once: 0 after printing its help for --help, 2 after a
+ * usage error's message.  Typical use:
+ *     int code;
+ *     if (!nl_options_parse("impls", opts, NL_COUNT(opts), argc, argv, NULL, usage, &code))
+ *         return code; */
 int nl_options_parse(const char *command, const nl_option *opts, size_t nopts, int argc,
-                     char **argv, nl_positional *positional);
+                     char **argv, nl_positional *positional, void (*usage)(FILE *to),
+                     int *exit_code);
 
 /* "normlab COMMAND: MESSAGE (try normlab COMMAND --help)" on stderr;
  * returns 2, the exit code for usage and input errors, so that a command
