@@ -54,6 +54,6 @@ bin=build-gpu/build
 status=0
 scripts/ci/run-tests.sh "$bin/tests" "$bin"/tests/check_* > "$out/tests.txt" 2>&1 || status=1
 tail -n 3 "$out/tests.txt"
-"$bin/normlab" bench --opencl 2>&1 | tee "$out/bench-opencl.txt" || status=1
+"$bin/normlab" bench --opencl --force --csv "$out/bench-opencl.csv" 2>&1 | tee "$out/bench-opencl.txt" || status=1
 echo "gpu-check: results in $out (exit $status)"
 exit $status
