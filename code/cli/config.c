@@ -2,6 +2,7 @@
  * about its norms.  One bad file does not stop the others; the exit code
  * says whether any failed. */
 #include <cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,18 +49,26 @@ static void help(FILE *to)
 "  --tsv    a table, one row per file, header first\n"
 "  --help   this text\n"
 "\n"
+"In --tsv, a tab, newline, carriage return or backslash inside a field is\n"
+"written \\t, \\n, \\r, \\\\.  In --json, bytes of a file name that are not UTF-8\n"
+"are written as the text \\xNN.\n"
+"\n"
 "Exit status: 0 all files read, 1 some file could not be read (each\n"
-"named on stderr, the others still reported), 2 bad usage.\n");
+"named on stderr, the others still reported) or the output could not be\n"
+"written, 2 bad usage.\n");
 }
 
-static const char *base_name(const char *path, char *buf, size_t n)
+/* The file's name without folders and without a final ".json": a view
+ * into path, *len bytes long (never cut). */
+static const char *base_name(const char *path, size_t *len)
 {
     const char *b = strrchr(path, '/');
-    snprintf(buf, n, "%s", b ? b + 1 : path);
-    char *dot = strstr(buf, ".json");
-    if (dot && dot[5] == '\0')
-        *dot = '\0';
-    return buf;
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    if (n > 5 && strcmp(b + n - 5, ".json") == 0)
+        n -= 5;
+    *len = n;
+    return b;
 }
 
 static const char *variant(const nl_norm_shape *s)
@@ -94,14 +103,23 @@ static void print_text(const nl_config *c)
         printf("  model params     %zu  (norms: %.4f%%, saved: %.4f%%)\n", c->model_params,
                100.0 * (double)c->norm_params / (double)c->model_params,
                100.0 * (double)c->params_saved / (double)c->model_params);
-    if (c->note[0])
+    if (c->note && c->note[0])
         printf("  note             %s\n", c->note);
+}
+
+/* A string for --json: bytes that are not UTF-8 (a file name may hold
+ * any) become the text \xNN, so that the line stays valid JSON. */
+static void add_string(cJSON *o, const char *key, const char *value)
+{
+    char *safe = nl_utf8_escape(value);
+    cJSON_AddStringToObject(o, key, safe ? safe : "(out of memory)");
+    free(safe);
 }
 
 static void print_json(const nl_config *c)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "file", c->file);
+    add_string(o, "file", c->file);
     if (c->model_type[0])
         cJSON_AddStringToObject(o, "model_type", c->model_type);
     else
@@ -139,7 +157,7 @@ static void print_json(const nl_config *c)
         cJSON_AddNumberToObject(g, "width", (double)c->groups[i].width);
         cJSON_AddItemToArray(groups, g);
     }
-    cJSON_AddStringToObject(o, "note", c->note);
+    add_string(o, "note", c->note ? c->note : "");
     char *s = cJSON_PrintUnformatted(o);
     if (s)
         printf("%s\n", s);
@@ -150,8 +168,8 @@ static void print_json(const nl_config *c)
 static void print_json_error(const char *file, const char *msg)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "file", file);
-    cJSON_AddStringToObject(o, "error", msg);
+    add_string(o, "file", file);
+    add_string(o, "error", msg);
     char *s = cJSON_PrintUnformatted(o);
     if (s)
         printf("%s\n", s);
@@ -160,6 +178,22 @@ static void print_json_error(const char *file, const char *msg)
 }
 
 // @snippet config-tsv
+/* A field of the table: a tab or a newline inside it would shift every
+ * column after it, so they are escaped. */
+static void put_tsv_field(const char *s, size_t n, const char *after)
+{
+    for (size_t i = 0; i < n; i++) {
+        switch (s[i]) {
+        case '\t': fputs("\\t", stdout); break;
+        case '\n': fputs("\\n", stdout); break;
+        case '\r': fputs("\\r", stdout); break;
+        case '\\': fputs("\\\\", stdout); break;
+        default: putchar(s[i]);
+        }
+    }
+    fputs(after, stdout);
+}
+
 static void print_tsv_header(void)
 {
     printf("model\tmodel_type\tnorm\tL\thidden\teps\teps_key\tper_block\tnorms\tnorm_params\tsaved\n");
@@ -167,11 +201,14 @@ static void print_tsv_header(void)
 
 static void print_tsv(const nl_config *c)
 {
-    char name[256];
-    printf("%s\t%s\t%s\t%zu\t%zu\t%g\t%s\t%zu\t%zu\t%zu\t%zu\n", base_name(c->file, name, sizeof name),
-           c->model_type, nl_norm_name(c->shape.norm), c->num_layers, c->hidden_size, c->eps,
-           c->eps_is_default ? "(default)" : c->eps_key, c->norms_per_layer, c->norm_layers,
-           c->norm_params, c->params_saved);
+    size_t n;
+    const char *name = base_name(c->file, &n);
+    const char *key = c->eps_is_default ? "(default)" : c->eps_key;
+    put_tsv_field(name, n, "\t");
+    put_tsv_field(c->model_type, strlen(c->model_type), "\t");
+    printf("%s\t%zu\t%zu\t%g\t", nl_norm_name(c->shape.norm), c->num_layers, c->hidden_size, c->eps);
+    put_tsv_field(key, strlen(key), "\t");
+    printf("%zu\t%zu\t%zu\t%zu\n", c->norms_per_layer, c->norm_layers, c->norm_params, c->params_saved);
 }
 // @end
 
@@ -218,6 +255,7 @@ int cmd_config(int argc, char **argv)
             fprintf(stderr, "normlab config: %s\n", nl_last_error());
             if (mode == OUT_JSON)
                 print_json_error(a, nl_last_error());
+            nl_config_free(&c);
             failed++;
             continue;
         }
@@ -230,7 +268,13 @@ int cmd_config(int argc, char **argv)
                 printf("\n");
             print_text(&c);
         }
+        nl_config_free(&c);
         first = 0;
+    }
+    /* A full disk or a closed pipe loses the report: say so, not 0. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "normlab config: cannot write the output: %s\n", strerror(errno));
+        return 1;
     }
     return failed ? 1 : 0;
 }
