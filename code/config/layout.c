@@ -97,18 +97,24 @@ int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl
          * one input_layernorm.  Falcon2-11B sets it to 1.  The legacy
          * model_type RefinedWeb is falcon-40b's remote code, which builds
          * ln_attn and ln_mlp; RefinedWebModel (falcon-7b) builds one. */
+        int legacy_40b = strcmp(c->model_type, "RefinedWeb") == 0;
         int parallel = nl_json_flag(lm, "parallel_attn", 1);
-        int newdec = nl_json_flag(lm, "new_decoder_architecture", strcmp(c->model_type, "RefinedWeb") == 0);
+        int newdec = nl_json_flag(lm, "new_decoder_architecture", legacy_40b);
         size_t nln = 0;
         static const char *const nln_names[] = {"num_ln_in_parallel_attn", NULL};
-        if (nl_json_size(lm, nln_names, prefix, &nln, NULL, 0) < 0)
+        int set = nl_json_size(lm, nln_names, prefix, &nln, NULL, 0);
+        if (set < 0)
             return -1;
         if (nln == 0 && newdec)
             nln = 2;
         per_block = !parallel ? 2 : nln == 2 ? 2 : 1;
-        nl_note(c, "%s", !parallel        ? "sequential block: two norms"
-                         : per_block == 2 ? "parallel block with ln_attn and ln_mlp (num_ln_in_parallel_attn 2)"
-                                          : "parallel block with one input_layernorm");
+        nl_note(c, "%s%s", !parallel ? "sequential block: two norms"
+                           : per_block == 2 ? "parallel block with ln_attn and ln_mlp"
+                                            : "parallel block with one input_layernorm",
+                !parallel || set ? ""
+                : legacy_40b     ? " (falcon-40b's RefinedWeb code builds both)"
+                : newdec         ? " (num_ln_in_parallel_attn unset: 2 under new_decoder_architecture)"
+                                 : "");
         break;
     }
     case NL_FAM_CHATGLM:
