@@ -240,6 +240,16 @@ static void write_file(const char *path, const char *text)
 static const char small_llama[] =
     "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, \"rms_norm_eps\": 1e-06}\n";
 
+/* A small Llama config named `name` in a fresh scratch folder; the folder
+ * is returned, the file's path written to path. */
+static char *llama_named(const char *name, char *path, size_t n)
+{
+    char *dir = scratch();
+    snprintf(path, n, "%s/%s", dir, name);
+    write_file(path, small_llama);
+    return dir;
+}
+
 /* The one --json line, parsed; its "file" and "model_type" returned. */
 static cJSON *json_line(const nl_run_result *r)
 {
@@ -284,10 +294,8 @@ END_TEST
 /* A tab and a newline in a file name would shift the table's columns. */
 START_TEST(tsv_escapes)
 {
-    char *dir = scratch();
     char path[256];
-    snprintf(path, sizeof path, "%s/a\tb\nc.json", dir);
-    write_file(path, small_llama);
+    char *dir = llama_named("a\tb\nc.json", path, sizeof path);
     const char *args[] = {"--tsv", path, NULL};
     nl_run_result *r = run(args);
     ck_assert_msg(r->code == 0, "exit %d: %s", r->code, r->err);
@@ -306,10 +314,8 @@ END_TEST
 /* A file name in Latin-1: --json stays valid UTF-8, the byte written \xE9. */
 START_TEST(json_escapes_non_utf8_names)
 {
-    char *dir = scratch();
     char path[256];
-    snprintf(path, sizeof path, "%s/caf\xE9.json", dir);
-    write_file(path, small_llama);
+    char *dir = llama_named("caf\xE9.json", path, sizeof path);
     char missing[256];
     snprintf(missing, sizeof missing, "%s/gon\xE9.json", dir);
     const char *args[] = {"--json", path, missing, NULL};
