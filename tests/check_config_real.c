@@ -214,6 +214,34 @@ START_TEST(switches_decide)
 }
 END_TEST
 
+/* Mixers with norms of their own, counted from the fields that size them. */
+START_TEST(hybrid_mixers_counted)
+{
+    static const struct { const char *json, *why; size_t norms, params; } cases[] = {
+        /* jamba/modeling_jamba.py with JambaConfig's layout: attention where i % 8 == 4, 28 Mamba
+         * layers; 2 per layer (32 * 2), dt/B/C norms per Mamba mixer (28 * 3), final: 149;
+         * 64 * 4096 + 28 * (256 + 16 + 16) + 4096 */
+        {"{\"model_type\":\"jamba\",\"hidden_size\":4096,\"num_hidden_layers\":32,\"attn_layer_period\":8,"
+         "\"attn_layer_offset\":4,\"mamba_d_state\":16,\"mamba_dt_rank\":\"auto\",\"rms_norm_eps\":1e-6}",
+         "Jamba: 28 Mamba mixers with dt (ceil(4096 / 16) = 256), B and C (16) norms", 149, 274304},
+        /* mamba2/modeling_mamba2.py: Mamba2Block.norm (768), Mamba2Mixer.norm gated over
+         * int(expand * hidden) = 1536, norm_f: 24 + 24 + 1 = 49; 24 * 768 + 24 * 1536 + 768 */
+        {"{\"model_type\":\"mamba2\",\"hidden_size\":768,\"num_hidden_layers\":24,\"expand\":2,"
+         "\"layer_norm_epsilon\":1e-5}", "Mamba-2: a gated norm twice the width in every mixer", 49, 56064},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        nl_config c;
+        ck_assert_msg(nl_config_parse(cases[i].json, strlen(cases[i].json), "inline.json", &c) == NL_OK,
+                      "%s", nl_last_error());
+        ck_assert_msg(c.norm_layers == cases[i].norms && c.norm_params == cases[i].params && !c.guessed,
+                      "%s: expected %zu norms, %zu parameters, recognised; got %zu, %zu, guessed %d\n  note: %s",
+                      cases[i].why, cases[i].norms, cases[i].params, c.norm_layers, c.norm_params, c.guessed,
+                      c.note ? c.note : "");
+        nl_config_free(&c);
+    }
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("config_real");
@@ -221,6 +249,7 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, each_real_config, 0, sizeof real / sizeof real[0]);
     tcase_add_test(tc, how_it_was_recognised);
     tcase_add_test(tc, switches_decide);
+    tcase_add_test(tc, hybrid_mixers_counted);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -20,6 +20,8 @@ typedef enum {
     NL_FAM_CHATGLM,    /* rmsnorm, post_layer_norm */
     NL_FAM_MPT,        /* norm_type, no_bias */
     NL_FAM_MIMO,       /* num_nextn_predict_layers: multi-token prediction layers */
+    NL_FAM_MAMBA2,     /* expand: the width of each mixer's gated norm */
+    NL_FAM_JAMBA,      /* attn_layer_period/offset, mamba_d_state, mamba_dt_rank */
 } nl_fam_rule;
 
 /* Where a family's QK-norms live, if it has them. */

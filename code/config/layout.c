@@ -82,6 +82,37 @@ static void note_hybrid(const cJSON *lm, nl_config *c)
                 other, kind);
 }
 
+/* Jamba: layer i is attention when i % attn_layer_period ==
+ * attn_layer_offset, Mamba otherwise (JambaConfig.layers_block_type).  Both
+ * kinds have input_layernorm and pre_ff_layernorm; a Mamba mixer adds RMSNorms
+ * on dt (mamba_dt_rank wide, "auto" = ceil(hidden / 16)), B and C
+ * (mamba_d_state wide each). */
+static int jamba_mixers(const cJSON *lm, const char *prefix, nl_config *c, size_t *per_layer_extra)
+{
+    static const char *const period_names[] = {"attn_layer_period", NULL};
+    static const char *const offset_names[] = {"attn_layer_offset", NULL};
+    static const char *const state_names[] = {"mamba_d_state", NULL};
+    static const char *const rank_names[] = {"mamba_dt_rank", NULL};
+    size_t period = 8, offset = 4, state = 16, rank = (c->hidden_size + 15) / 16;
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(lm, "mamba_dt_rank");
+    int rank_auto = cJSON_IsString(r) && strcmp(r->valuestring, "auto") == 0;
+    if (nl_json_size(lm, period_names, prefix, &period, NULL, 0) < 0 ||
+        nl_json_size(lm, offset_names, prefix, &offset, NULL, 0) < 0 ||
+        nl_json_size(lm, state_names, prefix, &state, NULL, 0) < 0 ||
+        (!rank_auto && nl_json_size(lm, rank_names, prefix, &rank, NULL, 0) < 0))
+        return -1;
+    size_t mamba = 0;
+    for (size_t i = 0; i < c->num_layers; i++)
+        mamba += i % period != offset;
+    add(c, mamba, rank, 0, "Mamba dt_layernorm");
+    add(c, 2 * mamba, state, 0, "Mamba b_layernorm + c_layernorm");
+    nl_note(c, "%zu of %zu layers are Mamba, each mixer with 3 RMSNorms (dt %zu wide, B and C %zu)", mamba,
+            c->num_layers, rank, state);
+    /* The per-block figure describes a Mamba layer, the most common kind. */
+    *per_layer_extra += mamba ? 3 : 0;
+    return 0;
+}
+
 int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl_config *c)
 {
     const size_t H = c->hidden_size, L = c->num_layers;
@@ -230,6 +261,22 @@ int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl
         nl_note(c, "encoder-decoder: 3 norms per decoder block, a final norm per stack");
         break;
     }
+    case NL_FAM_MAMBA2: {
+        /* Mamba2Mixer ends in a gated RMSNorm over its inner width,
+         * int(expand * hidden_size); Mamba2Block and norm_f as in Mamba. */
+        static const char *const expand_names[] = {"expand", NULL};
+        size_t expand = 2;
+        if (nl_json_size(lm, expand_names, prefix, &expand, NULL, 0) < 0)
+            return -1;
+        add(c, L, expand * H, 0, "mixer gated norms");
+        per_layer_extra += 1;
+        nl_note(c, "a gated RMSNorm in every mixer, %zu wide (expand %zu)", expand * H, expand);
+        break;
+    }
+    case NL_FAM_JAMBA:
+        if (jamba_mixers(lm, prefix, c, &per_layer_extra) < 0)
+            return -1;
+        break;
     case NL_FAM_PLAIN:
         break;
     }
