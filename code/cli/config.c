@@ -85,6 +85,37 @@ static const char *variant(const nl_norm_shape *s)
     return s->weight ? "weight, no bias" : "no weight, no bias";
 }
 
+/* The note, one clause per line and wrapped at a terminal's width, under
+ * its label: a single line of several hundred characters is unreadable. */
+static void print_note(const char *note)
+{
+    enum { INDENT = 19, WIDTH = 100 };
+    printf("  note             ");
+    size_t col = INDENT;
+    const char *p = note;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        size_t word = strcspn(p, " ");
+        int clause_ends = word >= 1 && p[word - 1] == ';';
+        if (col > INDENT && col + 1 + word > WIDTH) {
+            printf("\n%*s", INDENT, "");
+            col = INDENT;
+        } else if (col > INDENT) {
+            putchar(' ');
+            col++;
+        }
+        printf("%.*s", (int)word, p);
+        col += word;
+        p += word;
+        if (clause_ends && *p) {                  /* a new clause: a new line */
+            printf("\n%*s", INDENT, "");
+            col = INDENT;
+        }
+    }
+    putchar('\n');
+}
+
 static void print_text(const nl_config *c)
 {
     printf("%s\n", c->file);
@@ -109,7 +140,7 @@ static void print_text(const nl_config *c)
                100.0 * (double)c->norm_params / (double)c->model_params,
                100.0 * (double)c->params_saved / (double)c->model_params);
     if (c->note && c->note[0])
-        printf("  note             %s\n", c->note);
+        print_note(c->note);
 }
 
 /* A string for --json: bytes that are not UTF-8 (a file name may hold
