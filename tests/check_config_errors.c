@@ -450,6 +450,27 @@ START_TEST(many_values_bounded_memory)
 }
 END_TEST
 
+/* --table: the --tsv columns aligned; the last column is right-aligned, so
+ * every line is as long as the header. */
+START_TEST(table_aligned)
+{
+    const char *args[] = {"--table", FIX "gpt2.json", FIX "Qwen3-0.6B.json", FIX "bad/empty.json", NULL};
+    nl_run_result *r = run(args);
+    ck_assert_msg(r->code == 1, "one file bad: exit 1, got %d: %s", r->code, r->err);
+    ck_assert_msg(strncmp(r->out, "model ", 6) == 0 && strstr(r->out, "\ngpt2 ") && strstr(r->out, "\nQwen3-0.6B "),
+                  "a header, then one row per readable file:\n%s", r->out);
+    ck_assert_msg(!strchr(r->out, '\t') && !strstr(r->out, "per_block"),
+                  "--table uses spaces and leaves out per_block:\n%s", r->out);
+    size_t first = strcspn(r->out, "\n"), lines = 0;
+    for (const char *p = r->out; *p; p += strcspn(p, "\n") + 1, lines++)
+        ck_assert_msg(strcspn(p, "\n") == first, "every line should be %zu characters (aligned columns):\n%s",
+                      first, r->out);
+    ck_assert_msg(lines == 3, "header and 2 rows, got %zu lines:\n%s", lines, r->out);
+    ck_assert_msg(strstr(r->out, "  113  ") && strstr(r->out, "  65536"),
+                  "Qwen3-0.6B's row should show 113 norms and 65536 parameters:\n%s", r->out);
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("config_errors");
@@ -461,6 +482,7 @@ Suite *nl_suite(void)
     tcase_add_test(tc, default_eps_is_null_key);
     tcase_add_test(tc, help_and_usage);
     tcase_add_test(tc, nine_model_table);
+    tcase_add_test(tc, table_aligned);
     tcase_add_test(tc, repeated_key_last_wins);
     tcase_add_test(tc, two_spellings_named);
     tcase_add_test(tc, nul_in_a_value);

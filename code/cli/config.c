@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "normlab.h"
 
-enum { OUT_TEXT, OUT_JSON, OUT_TSV };
+enum { OUT_TEXT, OUT_JSON, OUT_TSV, OUT_TABLE };
 
 static void help(FILE *to)
 {
@@ -52,6 +52,7 @@ static void help(FILE *to)
 "             note            how the count was made\n"
 "           A file that cannot be read prints {\"file\": ..., \"error\": ...}.\n"
 "  --tsv    a table, one row per file, header first\n"
+"  --table  the same columns but per_block, aligned with spaces, for reading\n"
 "  --help   this text\n"
 "\n"
 "In --tsv, a tab, newline, carriage return or backslash inside a field is\n"
@@ -214,39 +215,121 @@ static void print_json_error(const char *file, const char *msg)
 }
 
 // @snippet config-tsv
-/* A field of the table: a tab or a newline inside it would shift every
- * column after it, so they are escaped. */
-static void put_tsv_field(const char *s, size_t n, const char *after)
+/* A field of a table: a tab or a newline inside it would shift every
+ * column after it, so they are escaped (malloc'd; NULL without memory). */
+static char *escaped(const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        switch (s[i]) {
-        case '\t': fputs("\\t", stdout); break;
-        case '\n': fputs("\\n", stdout); break;
-        case '\r': fputs("\\r", stdout); break;
-        case '\\': fputs("\\\\", stdout); break;
-        default: putchar(s[i]);
+    char *out = malloc(2 * n + 1), *o = out;
+    for (size_t i = 0; out && i < n; i++) {
+        const char *e = s[i] == '\t' ? "\\t" : s[i] == '\n' ? "\\n" : s[i] == '\r' ? "\\r"
+                      : s[i] == '\\' ? "\\\\" : NULL;
+        if (e) {
+            memcpy(o, e, 2);
+            o += 2;
+        } else {
+            *o++ = s[i];
         }
     }
-    fputs(after, stdout);
+    if (out)
+        *o = '\0';
+    return out;
 }
 
-static void print_tsv_header(void)
-{
-    printf("model\tmodel_type\tnorm\tL\thidden\teps\teps_key\tper_block\tnorms\tnorm_params\tsaved\n");
-}
+enum { NCOLS = 11 };
+static const char *const col_names[NCOLS] = {"model", "model_type", "norm", "L", "hidden", "eps", "eps_key",
+                                             "per_block", "norms", "norm_params", "saved"};
 
-static void print_tsv(const nl_config *c)
+/* One row's cells, malloc'd (a NULL cell prints as "?"). */
+static void row_cells(const nl_config *c, char *cell[NCOLS])
 {
     size_t n;
     const char *name = base_name(c->file, &n);
     const char *key = c->eps_is_default ? "(default)" : c->eps_key;
-    put_tsv_field(name, n, "\t");
-    put_tsv_field(c->model_type, strlen(c->model_type), "\t");
-    printf("%s\t%zu\t%zu\t%g\t", nl_norm_name(c->shape.norm), c->num_layers, c->hidden_size, c->eps);
-    put_tsv_field(key, strlen(key), "\t");
-    printf("%zu\t%zu\t%zu\t%zu\n", c->norms_per_layer, c->norm_layers, c->norm_params, c->params_saved);
+    cell[0] = escaped(name, n);
+    cell[1] = escaped(c->model_type, strlen(c->model_type));
+    cell[2] = strdup(nl_norm_name(c->shape.norm));
+    cell[6] = escaped(key, strlen(key));
+    const size_t nums[] = {c->num_layers, c->hidden_size, 0, 0, c->norms_per_layer, c->norm_layers,
+                           c->norm_params, c->params_saved};
+    for (int i = 3; i < NCOLS; i++) {
+        if (i == 6)
+            continue;
+        char buf[32];
+        if (i == 5)
+            snprintf(buf, sizeof buf, "%g", c->eps);
+        else
+            snprintf(buf, sizeof buf, "%zu", nums[i - 3]);
+        cell[i] = strdup(buf);
+    }
+}
+
+static void print_tsv_header(void)
+{
+    for (int i = 0; i < NCOLS; i++)
+        printf("%s%s", col_names[i], i + 1 < NCOLS ? "\t" : "\n");
+}
+
+static void print_tsv(const nl_config *c)
+{
+    char *cell[NCOLS];
+    row_cells(c, cell);
+    for (int i = 0; i < NCOLS; i++) {
+        printf("%s%s", cell[i] ? cell[i] : "?", i + 1 < NCOLS ? "\t" : "\n");
+        free(cell[i]);
+    }
 }
 // @end
+
+/* --table: rows kept until all are read, then printed with each column as
+ * wide as its widest cell; per_block is left out to keep it narrow. */
+typedef struct {
+    char *(*cells)[NCOLS];
+    size_t rows, cap;
+} table;
+
+static int table_add(table *t, const nl_config *c)
+{
+    if (t->rows == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        void *grown = realloc(t->cells, cap * sizeof *t->cells);
+        if (!grown)
+            return -1;
+        t->cells = grown;
+        t->cap = cap;
+    }
+    row_cells(c, t->cells[t->rows++]);
+    return 0;
+}
+
+static void table_print(table *t)
+{
+    size_t width[NCOLS];
+    for (int i = 0; i < NCOLS; i++) {
+        width[i] = strlen(col_names[i]);
+        for (size_t r = 0; r < t->rows; r++)
+            if (t->cells[r][i] && strlen(t->cells[r][i]) > width[i])
+                width[i] = strlen(t->cells[r][i]);
+    }
+    for (size_t r = 0; r <= t->rows; r++) {
+        const char *sep = "";
+        for (int i = 0; i < NCOLS; i++) {
+            if (i == 7)
+                continue;   /* per_block */
+            const char *v = r == 0 ? col_names[i] : t->cells[r - 1][i] ? t->cells[r - 1][i] : "?";
+            /* Text left-aligned, numbers right-aligned, no trailing blanks. */
+            int left = i <= 2 || i == 6;
+            int last = i + 1 == NCOLS;
+            printf("%s%*s", sep, left && !last ? -(int)width[i] : (int)width[i], v);
+            sep = "  ";
+        }
+        putchar('\n');
+    }
+    for (size_t r = 0; r < t->rows; r++)
+        for (int i = 0; i < NCOLS; i++)
+            free(t->cells[r][i]);
+    free(t->cells);
+}
+
 
 int cmd_config(int argc, char **argv)
 {
@@ -260,6 +343,8 @@ int cmd_config(int argc, char **argv)
             mode = OUT_JSON;
         } else if (!strcmp(a, "--tsv")) {
             mode = OUT_TSV;
+        } else if (!strcmp(a, "--table")) {
+            mode = OUT_TABLE;
         } else if (!strcmp(a, "--")) {
             nfiles += argc - i - 1;
             break;
@@ -278,6 +363,7 @@ int cmd_config(int argc, char **argv)
     if (mode == OUT_TSV)
         print_tsv_header();
     int after_dashdash = 0, first = 1;
+    table t = {NULL, 0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!after_dashdash && !strcmp(a, "--")) {
@@ -299,7 +385,12 @@ int cmd_config(int argc, char **argv)
             print_json(&c);
         else if (mode == OUT_TSV)
             print_tsv(&c);
-        else {
+        else if (mode == OUT_TABLE) {
+            if (table_add(&t, &c) < 0) {
+                fprintf(stderr, "normlab config: %s: out of memory for the table\n", a);
+                failed++;
+            }
+        } else {
             if (!first)
                 printf("\n");
             print_text(&c);
@@ -307,6 +398,8 @@ int cmd_config(int argc, char **argv)
         nl_config_free(&c);
         first = 0;
     }
+    if (mode == OUT_TABLE)
+        table_print(&t);
     /* A full disk or a closed pipe loses the report: say so, not 0. */
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "normlab config: cannot write the output: %s\n", strerror(errno));
