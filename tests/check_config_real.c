@@ -1,8 +1,9 @@
 /* check_config_real.c — the reader on 42 config.json files nobody here
  * wrote: copied byte for byte from public repositories (provenance in
- * tests/fixtures/configs/SOURCES.md).  Every expected value below was
- * worked out from the family's modeling code, module by module, before
- * the reader was run on the file; the comment on each row is that working.
+ * tests/fixtures/configs/SOURCES.md).  Every expected value below is
+ * worked out from the family's modeling code, module by module, and the
+ * comment on each row is that working: a value that only restates what
+ * the reader printed would test nothing.
  *
  *   LN  = LayerNorm with weight and bias (2d parameters)
  *   LNw = LayerNorm with weight only (d)       RMS = RMSNorm, weight (d)
