@@ -125,7 +125,7 @@ int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl
         /* As FalconDecoderLayer decides: a sequential block has two norms;
          * a parallel one has ln_attn and ln_mlp when num_ln_in_parallel_attn
          * is 2 (what an unset value becomes in the new decoder layout), else
-         * one input_layernorm.  Falcon2-11B sets it to 1.  The legacy
+         * one input_layernorm (a config may set it to 1).  The legacy
          * model_type RefinedWeb is falcon-40b's remote code, which builds
          * ln_attn and ln_mlp; RefinedWebModel (falcon-7b) builds one. */
         int legacy_40b = strcmp(c->model_type, "RefinedWeb") == 0;
