@@ -11,7 +11,11 @@
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := build-fuzz
-FUZZ_SRC     := tests/fuzz/fuzz_config.c $(sort $(wildcard code/config/*.c)) code/core/error.c
+# The reader and the two core files it needs: error.c (nl_set_error) and
+# util.c (nl_read_file).  A link error here means the reader grew a new
+# dependency: add its file, as the CI stage `fuzz` will say.
+FUZZ_SRC     := tests/fuzz/fuzz_config.c $(sort $(wildcard code/config/*.c)) code/core/error.c \
+                code/core/util.c
 FUZZ_CFLAGS  := -std=c17 -g -O1 -D_DEFAULT_SOURCE -Icode/include -Icode \
                 $(shell pkg-config --cflags libcjson 2>/dev/null)
 FUZZ_LIBS    := $(shell pkg-config --libs libcjson 2>/dev/null) -lm

@@ -88,6 +88,7 @@ static void check_file(const want_t *w)
                   c.norm_params, w->params);
     ck_assert_msg(c.params_saved == w->saved, "%s: RMSNorm saves %zu, expected %zu", w->file,
                   c.params_saved, w->saved);
+    nl_config_free(&c);
 }
 
 /* The seed's nine models, corrected. */
@@ -156,6 +157,7 @@ START_TEST(config_switches)
         ck_assert_msg(c.norms_per_layer == cases[i].per_block && c.norm_layers == cases[i].layers,
                       "%s: expected %zu per block, %zu in all; got %zu and %zu\n  config: %s", cases[i].why,
                       cases[i].per_block, cases[i].layers, c.norms_per_layer, c.norm_layers, cases[i].json);
+        nl_config_free(&c);
     }
 }
 END_TEST
@@ -167,6 +169,7 @@ START_TEST(unknown_is_a_guess)
     ck_assert_msg(c.guessed, "model_type 'my_new_arch' is in no table: the result must say it is a guess");
     ck_assert_msg(c.shape.norm == NL_RMSNORM, "with only rms_norm_eps to go on, the guess is RMSNorm");
     ck_assert_msg(strstr(c.note, "guess"), "the note should say it was guessed; it says: %s", c.note);
+    nl_config_free(&c);
 }
 END_TEST
 
@@ -177,6 +180,7 @@ START_TEST(whole_model)
     ck_assert_msg(c.model_params == 7241732096u,
                   "Mistral-7B-v0.1 has 7241732096 parameters (embedding, 32 blocks, untied head); got %zu",
                   c.model_params);
+    nl_config_free(&c);
 }
 END_TEST
 

@@ -35,6 +35,7 @@ START_TEST(top_level_key)
     nl_config c = parse_ok("{\"model_type\": \"llama\", \"hidden_size\": 64, "
                            "\"num_hidden_layers\": 2, \"rms_norm_eps\": 1e-05}");
     expect_eps(&c, 1e-5, "rms_norm_eps");
+    nl_config_free(&c);
 }
 END_TEST
 
@@ -53,6 +54,7 @@ START_TEST(every_key_spelling)
                  " \"num_hidden_layers\": 2, \"%s\": 3e-06}", names[i]);
         nl_config c = parse_ok(json);
         expect_eps(&c, 3e-6, names[i]);
+        nl_config_free(&c);
     }
 }
 END_TEST
@@ -71,6 +73,7 @@ START_TEST(nested_text_config)
                   c.model_type);
     ck_assert_msg(c.hidden_size == 4096, "hidden size %zu: the vision tower's, not the LM's 4096?",
                   c.hidden_size);
+    nl_config_free(&c);
 }
 END_TEST
 
@@ -81,6 +84,7 @@ START_TEST(missing_key_is_the_default)
     ck_assert_msg(c.eps_is_default, "olmo has no eps key: eps should be marked a default");
     ck_assert_msg(c.eps == 1e-5, "olmo's default eps is 1e-5 (modeling_olmo.py), got %g", c.eps);
     ck_assert_msg(c.eps_key[0] == '\0', "no key was in the file, yet eps_key is '%s'", c.eps_key);
+    nl_config_free(&c);
 }
 END_TEST
 
@@ -92,6 +96,7 @@ START_TEST(missing_nested_key_ignores_other_towers)
     ck_assert_msg(c.eps_is_default && c.eps == 1e-6,
                   "gemma-3-4b: text_config has no eps, so eps is Gemma-3's default 1e-6; got %g from '%s' "
                   "(the vision tower's key must not be taken)", c.eps, c.eps_key);
+    nl_config_free(&c);
 }
 END_TEST
 
@@ -107,6 +112,7 @@ START_TEST(key_name_is_not_the_kind)
         ck_assert_msg(c.shape.norm == NL_RMSNORM,
                       "%s: the key says layer_norm_epsilon but the model builds RMSNorm; got %s",
                       files[i], nl_norm_name(c.shape.norm));
+        nl_config_free(&c);
     }
 }
 END_TEST
@@ -127,6 +133,7 @@ START_TEST(nine_fixtures)
         nl_config c;
         ck_assert_msg(nl_config_read(path, &c) == NL_OK, "%s", nl_last_error());
         expect_eps(&c, want[i].eps, want[i].key);
+        nl_config_free(&c);
     }
 }
 END_TEST
@@ -153,6 +160,7 @@ START_TEST(python_literals_parse)
                   "a config with NaN, Infinity and -Infinity in unrelated fields must parse: %s",
                   nl_last_error());
     expect_eps(&c, 1e-5, "rms_norm_eps");
+    nl_config_free(&c);
 }
 END_TEST
 
@@ -171,6 +179,7 @@ START_TEST(eps_not_finite_or_text)
         ck_assert_msg(rc == NL_EARG, "accepted an unusable eps: %s (eps read as %g)", bad[i], c.eps);
         ck_assert_msg(strstr(nl_last_error(), "bad.json") && strstr(nl_last_error(), "rms_norm_eps"),
                       "the message should name the file and the key; got: %s", nl_last_error());
+        nl_config_free(&c);
     }
 }
 END_TEST
@@ -184,6 +193,7 @@ START_TEST(bom_crlf_no_model_type)
     expect_eps(&c, 1e-5, "norm_eps");
     ck_assert_msg(c.guessed && strstr(c.note, "no model_type"),
                   "without model_type the kind is a guess, and the note should say so: %s", c.note);
+    nl_config_free(&c);
 }
 END_TEST
 

@@ -2,6 +2,7 @@
  * about its norms.  One bad file does not stop the others; the exit code
  * says whether any failed. */
 #include <cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 #include "commands.h"
 #include "normlab.h"
 
-enum { OUT_TEXT, OUT_JSON, OUT_TSV };
+enum { OUT_TEXT, OUT_JSON, OUT_TSV, OUT_TABLE };
 
 static void help(FILE *to)
 {
@@ -19,13 +20,18 @@ static void help(FILE *to)
 "Reads model config.json files (as Python's json module writes them, NaN and\n"
 "Infinity included) and reports, per file, the norm the architecture builds,\n"
 "its eps and where it came from, and how many norm layers and parameters the\n"
-"model has.  The norm kind comes from model_type, not from the eps key's name.\n"
+"model has.  The norm kind comes from the family (model_type, or the class\n"
+"names in architectures and auto_map), not from the eps key's name; eps comes\n"
+"from the key the family's code reads.  A key written twice counts once, with\n"
+"its last value, as in Python.\n"
 "\n"
 "  --json   one JSON object per file, one line each, with these fields:\n"
 "             file            the path as given\n"
 "             model_type      the language model's model_type (text_config's if nested)\n"
 "             family          the architecture family, or \"unknown (guessed)\"\n"
-"             guessed         true when model_type is unknown and the kind was guessed\n"
+"             guessed         true when the family was not recognised (by model_type,\n"
+"                             architectures, auto_map or its fields) and the kind\n"
+"                             and count were guessed; note says what was assumed\n"
 "             source          the transformers modeling file the family was checked against\n"
 "             norm            \"LayerNorm\" or \"RMSNorm\"\n"
 "             weight, bias    whether each norm learns a scale / a shift\n"
@@ -46,20 +52,29 @@ static void help(FILE *to)
 "             note            how the count was made\n"
 "           A file that cannot be read prints {\"file\": ..., \"error\": ...}.\n"
 "  --tsv    a table, one row per file, header first\n"
+"  --table  the same columns but per_block, aligned with spaces, for reading\n"
 "  --help   this text\n"
 "\n"
+"In --tsv, a tab, newline, carriage return or backslash inside a field is\n"
+"written \\t, \\n, \\r, \\\\.  In --json, bytes of a file name that are not UTF-8\n"
+"are written as the text \\xNN.\n"
+"\n"
 "Exit status: 0 all files read, 1 some file could not be read (each\n"
-"named on stderr, the others still reported), 2 bad usage.\n");
+"named on stderr, the others still reported) or the output could not be\n"
+"written, 2 bad usage.\n");
 }
 
-static const char *base_name(const char *path, char *buf, size_t n)
+/* The file's name without folders and without a final ".json": a view
+ * into path, *len bytes long (never cut). */
+static const char *base_name(const char *path, size_t *len)
 {
     const char *b = strrchr(path, '/');
-    snprintf(buf, n, "%s", b ? b + 1 : path);
-    char *dot = strstr(buf, ".json");
-    if (dot && dot[5] == '\0')
-        *dot = '\0';
-    return buf;
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    if (n > 5 && strcmp(b + n - 5, ".json") == 0)
+        n -= 5;
+    *len = n;
+    return b;
 }
 
 static const char *variant(const nl_norm_shape *s)
@@ -69,6 +84,37 @@ static const char *variant(const nl_norm_shape *s)
     if (s->weight && s->bias)
         return "weight and bias";
     return s->weight ? "weight, no bias" : "no weight, no bias";
+}
+
+/* The note, one clause per line and wrapped at a terminal's width, under
+ * its label: a single line of several hundred characters is unreadable. */
+static void print_note(const char *note)
+{
+    enum { INDENT = 19, WIDTH = 100 };
+    printf("  note             ");
+    size_t col = INDENT;
+    const char *p = note;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        size_t word = strcspn(p, " ");
+        int clause_ends = word >= 1 && p[word - 1] == ';';
+        if (col > INDENT && col + 1 + word > WIDTH) {
+            printf("\n%*s", INDENT, "");
+            col = INDENT;
+        } else if (col > INDENT) {
+            putchar(' ');
+            col++;
+        }
+        printf("%.*s", (int)word, p);
+        col += word;
+        p += word;
+        if (clause_ends && *p) {                  /* a new clause: a new line */
+            printf("\n%*s", INDENT, "");
+            col = INDENT;
+        }
+    }
+    putchar('\n');
 }
 
 static void print_text(const nl_config *c)
@@ -94,14 +140,23 @@ static void print_text(const nl_config *c)
         printf("  model params     %zu  (norms: %.4f%%, saved: %.4f%%)\n", c->model_params,
                100.0 * (double)c->norm_params / (double)c->model_params,
                100.0 * (double)c->params_saved / (double)c->model_params);
-    if (c->note[0])
-        printf("  note             %s\n", c->note);
+    if (c->note && c->note[0])
+        print_note(c->note);
+}
+
+/* A string for --json: bytes that are not UTF-8 (a file name may hold
+ * any) become the text \xNN, so that the line stays valid JSON. */
+static void add_string(cJSON *o, const char *key, const char *value)
+{
+    char *safe = nl_utf8_escape(value);
+    cJSON_AddStringToObject(o, key, safe ? safe : "(out of memory)");
+    free(safe);
 }
 
 static void print_json(const nl_config *c)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "file", c->file);
+    add_string(o, "file", c->file);
     if (c->model_type[0])
         cJSON_AddStringToObject(o, "model_type", c->model_type);
     else
@@ -139,7 +194,7 @@ static void print_json(const nl_config *c)
         cJSON_AddNumberToObject(g, "width", (double)c->groups[i].width);
         cJSON_AddItemToArray(groups, g);
     }
-    cJSON_AddStringToObject(o, "note", c->note);
+    add_string(o, "note", c->note ? c->note : "");
     char *s = cJSON_PrintUnformatted(o);
     if (s)
         printf("%s\n", s);
@@ -150,8 +205,8 @@ static void print_json(const nl_config *c)
 static void print_json_error(const char *file, const char *msg)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "file", file);
-    cJSON_AddStringToObject(o, "error", msg);
+    add_string(o, "file", file);
+    add_string(o, "error", msg);
     char *s = cJSON_PrintUnformatted(o);
     if (s)
         printf("%s\n", s);
@@ -160,35 +215,137 @@ static void print_json_error(const char *file, const char *msg)
 }
 
 // @snippet config-tsv
+/* A field of a table: a tab or a newline inside it would shift every
+ * column after it, so they are escaped (malloc'd; NULL without memory). */
+static char *escaped(const char *s, size_t n)
+{
+    char *out = malloc(2 * n + 1), *o = out;
+    for (size_t i = 0; out && i < n; i++) {
+        const char *e = s[i] == '\t' ? "\\t" : s[i] == '\n' ? "\\n" : s[i] == '\r' ? "\\r"
+                      : s[i] == '\\' ? "\\\\" : NULL;
+        if (e) {
+            memcpy(o, e, 2);
+            o += 2;
+        } else {
+            *o++ = s[i];
+        }
+    }
+    if (out)
+        *o = '\0';
+    return out;
+}
+
+enum { NCOLS = 11 };
+static const char *const col_names[NCOLS] = {"model", "model_type", "norm", "L", "hidden", "eps", "eps_key",
+                                             "per_block", "norms", "norm_params", "saved"};
+
+/* One row's cells, malloc'd (a NULL cell prints as "?"). */
+static void row_cells(const nl_config *c, char *cell[NCOLS])
+{
+    size_t n;
+    const char *name = base_name(c->file, &n);
+    const char *key = c->eps_is_default ? "(default)" : c->eps_key;
+    cell[0] = escaped(name, n);
+    cell[1] = escaped(c->model_type, strlen(c->model_type));
+    cell[2] = strdup(nl_norm_name(c->shape.norm));
+    cell[6] = escaped(key, strlen(key));
+    const size_t nums[] = {c->num_layers, c->hidden_size, 0, 0, c->norms_per_layer, c->norm_layers,
+                           c->norm_params, c->params_saved};
+    for (int i = 3; i < NCOLS; i++) {
+        if (i == 6)
+            continue;
+        char buf[32];
+        if (i == 5)
+            snprintf(buf, sizeof buf, "%g", c->eps);
+        else
+            snprintf(buf, sizeof buf, "%zu", nums[i - 3]);
+        cell[i] = strdup(buf);
+    }
+}
+
 static void print_tsv_header(void)
 {
-    printf("model\tmodel_type\tnorm\tL\thidden\teps\teps_key\tper_block\tnorms\tnorm_params\tsaved\n");
+    for (int i = 0; i < NCOLS; i++)
+        printf("%s%s", col_names[i], i + 1 < NCOLS ? "\t" : "\n");
 }
 
 static void print_tsv(const nl_config *c)
 {
-    char name[256];
-    printf("%s\t%s\t%s\t%zu\t%zu\t%g\t%s\t%zu\t%zu\t%zu\t%zu\n", base_name(c->file, name, sizeof name),
-           c->model_type, nl_norm_name(c->shape.norm), c->num_layers, c->hidden_size, c->eps,
-           c->eps_is_default ? "(default)" : c->eps_key, c->norms_per_layer, c->norm_layers,
-           c->norm_params, c->params_saved);
+    char *cell[NCOLS];
+    row_cells(c, cell);
+    for (int i = 0; i < NCOLS; i++) {
+        printf("%s%s", cell[i] ? cell[i] : "?", i + 1 < NCOLS ? "\t" : "\n");
+        free(cell[i]);
+    }
 }
 // @end
 
+/* --table: rows kept until all are read, then printed with each column as
+ * wide as its widest cell; per_block is left out to keep it narrow. */
+typedef struct {
+    char *(*cells)[NCOLS];
+    size_t rows, cap;
+} table;
+
+static int table_add(table *t, const nl_config *c)
+{
+    if (t->rows == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        void *grown = realloc(t->cells, cap * sizeof *t->cells);
+        if (!grown)
+            return -1;
+        t->cells = grown;
+        t->cap = cap;
+    }
+    row_cells(c, t->cells[t->rows++]);
+    return 0;
+}
+
+static void table_print(table *t)
+{
+    size_t width[NCOLS];
+    for (int i = 0; i < NCOLS; i++) {
+        width[i] = strlen(col_names[i]);
+        for (size_t r = 0; r < t->rows; r++)
+            if (t->cells[r][i] && strlen(t->cells[r][i]) > width[i])
+                width[i] = strlen(t->cells[r][i]);
+    }
+    for (size_t r = 0; r <= t->rows; r++) {
+        const char *sep = "";
+        for (int i = 0; i < NCOLS; i++) {
+            if (i == 7)
+                continue;   /* per_block */
+            const char *v = r == 0 ? col_names[i] : t->cells[r - 1][i] ? t->cells[r - 1][i] : "?";
+            /* Text left-aligned, numbers right-aligned, no trailing blanks. */
+            int left = i <= 2 || i == 6;
+            int last = i + 1 == NCOLS;
+            printf("%s%*s", sep, left && !last ? -(int)width[i] : (int)width[i], v);
+            sep = "  ";
+        }
+        putchar('\n');
+    }
+    for (size_t r = 0; r < t->rows; r++)
+        for (int i = 0; i < NCOLS; i++)
+            free(t->cells[r][i]);
+    free(t->cells);
+}
+
+
 int cmd_config(int argc, char **argv)
 {
-    int json = 0, tsv = 0, failed = 0, first = 1;
+    int json = 0, tsv = 0, tab = 0, failed = 0, first = 1;
     const nl_option opts[] = {
         {"--json", NL_OPT_FLAG, &json, 0, NULL, NULL},
         {"--tsv", NL_OPT_FLAG, &tsv, 0, NULL, NULL},
+        {"--table", NL_OPT_FLAG, &tab, 0, NULL, NULL},
     };
     nl_positional files;
     int code;
     if (!nl_options_parse("config", opts, NL_COUNT(opts), argc, argv, &files, help, &code))
         return code;
-    if (json && tsv)
-        return nl_usage_error("config", "--json and --tsv: choose one");
-    int mode = json ? OUT_JSON : tsv ? OUT_TSV : OUT_TEXT;
+    if (json + tsv + tab > 1)
+        return nl_usage_error("config", "--json, --tsv and --table: choose one");
+    int mode = json ? OUT_JSON : tsv ? OUT_TSV : tab ? OUT_TABLE : OUT_TEXT;
     if (files.count == 0) {
         fprintf(stderr, "normlab config: no config file given\n\n");
         help(stderr);
@@ -196,6 +353,7 @@ int cmd_config(int argc, char **argv)
     }
     if (mode == OUT_TSV)
         print_tsv_header();
+    table t = {NULL, 0, 0};
     for (int i = 0; i < files.count; i++) {
         const char *a = files.word[i];
         nl_config c;
@@ -203,6 +361,7 @@ int cmd_config(int argc, char **argv)
             fprintf(stderr, "normlab config: %s\n", nl_last_error());
             if (mode == OUT_JSON)
                 print_json_error(a, nl_last_error());
+            nl_config_free(&c);
             failed++;
             continue;
         }
@@ -210,12 +369,25 @@ int cmd_config(int argc, char **argv)
             print_json(&c);
         else if (mode == OUT_TSV)
             print_tsv(&c);
-        else {
+        else if (mode == OUT_TABLE) {
+            if (table_add(&t, &c) < 0) {
+                fprintf(stderr, "normlab config: %s: out of memory for the table\n", a);
+                failed++;
+            }
+        } else {
             if (!first)
                 printf("\n");
             print_text(&c);
         }
+        nl_config_free(&c);
         first = 0;
+    }
+    if (mode == OUT_TABLE)
+        table_print(&t);
+    /* A full disk or a closed pipe loses the report: say so, not 0. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "normlab config: cannot write the output: %s\n", strerror(errno));
+        return 1;
     }
     return failed ? 1 : 0;
 }

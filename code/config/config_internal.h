@@ -17,6 +17,11 @@ typedef enum {
     NL_FAM_PHI,        /* qk_layernorm */
     NL_FAM_COHERE,     /* use_qk_norm */
     NL_FAM_DEEPSEEK,   /* q_lora_rank, kv_lora_rank */
+    NL_FAM_CHATGLM,    /* rmsnorm, post_layer_norm */
+    NL_FAM_MPT,        /* norm_type, no_bias */
+    NL_FAM_MIMO,       /* num_nextn_predict_layers: multi-token prediction layers */
+    NL_FAM_MAMBA2,     /* expand: the width of each mixer's gated norm */
+    NL_FAM_JAMBA,      /* attn_layer_period/offset, mamba_d_state, mamba_dt_rank */
 } nl_fam_rule;
 
 /* Where a family's QK-norms live, if it has them. */
@@ -38,10 +43,18 @@ typedef struct {
     nl_qk         qk;
     nl_fam_rule   rule;
     int           llama_like;  /* gated MLP, no biases: whole-model count is computed */
-    const char   *source;      /* reference modeling file, transformers/src/transformers/models/... */
+    const char   *archs;       /* class-name stems ("Llama" of LlamaForCausalLM), space separated */
+    const char   *source;      /* reference modeling file, transformers/src/transformers/models/...,
+                                  or the checkpoint's own file for remote-code families */
 } nl_family;
 
 const nl_family *nl_family_find(const char *model_type);
+/* A model_type in no row: the family its `architectures` or
+ * auto_map.AutoConfig class names, or whose fields it carries (DeepSeek's
+ * MLA ranks).  NULL if none; *how (static text) says which was used, *what
+ * the class name or field it matched (points into lm/root). */
+const nl_family *nl_family_resolve(const cJSON *root, const cJSON *lm, const char **how,
+                                   const char **what);
 /* The families in table order (for tests and the chapter). */
 const nl_family *nl_families(size_t *count);
 
@@ -61,6 +74,10 @@ typedef enum { NL_EPS_FOUND = 1, NL_EPS_MISSING = 0, NL_EPS_BAD = -1 } nl_eps_st
 nl_eps_status nl_eps_find(const cJSON *root, const char *const *names,
                           double *eps, char *key, size_t keylen);
 
+/* eps as the family's code reads it (see eps.c); sets eps, eps_key and
+ * eps_is_default of c, and notes other spellings.  fam NULL: any spelling. */
+nl_eps_status nl_eps_for_family(const nl_family *fam, const cJSON *root, nl_config *c);
+
 /* A number read from JSON: true for numbers, and for the marker that
  * json_python.c writes for NaN. */
 int nl_json_number(const cJSON *item, double *out);
@@ -79,6 +96,22 @@ int nl_json_size(const cJSON *obj, const char *const *names, const char *prefix,
 
 /* A boolean switch; `fallback` when absent or not a boolean. */
 int nl_json_flag(const cJSON *obj, const char *name, int fallback);
+
+/* Limits of the text check, far past any real config.json. */
+#define NL_JSON_MAX_DEPTH  100
+#define NL_JSON_MAX_VALUES 100000
+
+/* Checks the raw text before parsing (encoding, \u0000, NaN keys, depth,
+ * number of values).  0, or -1 with nl_last_error() saying what and where. */
+int nl_json_check_text(const char *text, size_t len);
+
+/* Keeps only the last occurrence of each key in every object, as Python's
+ * json does.  Returns how many were dropped (-1: out of memory); the first
+ * repeated key is strdup'd into *first_dup if that is still NULL. */
+long nl_json_last_wins(cJSON *item, char **first_dup);
+
+/* Appends a clause to c->note ("; " between clauses). */
+void nl_note(nl_config *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Fills groups/counts of `c` from the family rules and the config. */
 int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl_config *c);

@@ -92,6 +92,10 @@ const char *nl_json_kind(const cJSON *item)
 {
     if (!item)
         return "missing";
+    double v;
+    /* The pre-pass turned NaN into a marker string: name what was written. */
+    if (cJSON_IsString(item) && nl_json_number(item, &v))
+        return "NaN";
     if (cJSON_IsString(item))
         return "a string";
     if (cJSON_IsNumber(item))

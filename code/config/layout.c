@@ -20,12 +20,6 @@ static void add(nl_config *c, size_t count, size_t width, int nobias, const char
     c->groups[c->ngroups++] = (nl_norm_group){count, width, nobias, what};
 }
 
-static void note(nl_config *c, const char *text)
-{
-    size_t used = strlen(c->note);
-    snprintf(c->note + used, sizeof c->note - used, "%s%s", used ? "; " : "", text);
-}
-
 /* Attention geometry, read only by the families that need it. */
 typedef struct { size_t heads, kv_heads, head_dim; } heads_t;
 
@@ -47,8 +41,75 @@ static int read_heads(const cJSON *lm, const char *prefix, const nl_config *c, h
     r = nl_json_size(lm, head_dim_names, prefix, &h->head_dim, NULL, 0);
     if (r < 0)
         return -1;
-    if (r == 0)
+    if (r == 0) {
+        /* Without head_dim the code divides; more heads than width is no
+         * model, and would size these norms at width 0. */
+        if (h->heads > c->hidden_size) {
+            nl_set_error("%snum_attention_heads is %zu, more than hidden size %zu: each head would be "
+                         "0 wide (and no head_dim key says otherwise)", prefix, h->heads, c->hidden_size);
+            return -1;
+        }
         h->head_dim = c->hidden_size / h->heads;
+    }
+    return 0;
+}
+
+/* Layers that are not attention (Mamba, linear attention) have mixers of
+ * their own, often with a gated norm inside: said, not counted, since the
+ * family rules here describe attention blocks. */
+static int is_softmax_attention(const char *type)
+{
+    size_t n = strlen(type), k = strlen("attention");
+    return n >= k && strcmp(type + n - k, "attention") == 0 && strncmp(type, "linear", 6) != 0;
+}
+
+static void note_hybrid(const cJSON *lm, nl_config *c)
+{
+    const cJSON *types = cJSON_GetObjectItemCaseSensitive(lm, "layer_types");
+    const cJSON *t;
+    size_t other = 0;
+    const char *kind = NULL;
+    const cJSON *list = cJSON_IsArray(types) ? types : NULL;
+    cJSON_ArrayForEach(t, list) {
+        if (cJSON_IsString(t) && !is_softmax_attention(t->valuestring)) {
+            other++;
+            kind = t->valuestring;
+        }
+    }
+    if (other)
+        nl_note(c, "hybrid: %zu of the layers are '%s', whose mixers carry norms of their own (a gated "
+                   "RMSNorm in linear-attention and Mamba mixers) that this count does not include",
+                other, kind);
+}
+
+/* Jamba: layer i is attention when i % attn_layer_period ==
+ * attn_layer_offset, Mamba otherwise (JambaConfig.layers_block_type).  Both
+ * kinds have input_layernorm and pre_ff_layernorm; a Mamba mixer adds RMSNorms
+ * on dt (mamba_dt_rank wide, "auto" = ceil(hidden / 16)), B and C
+ * (mamba_d_state wide each). */
+static int jamba_mixers(const cJSON *lm, const char *prefix, nl_config *c, size_t *per_layer_extra)
+{
+    static const char *const period_names[] = {"attn_layer_period", NULL};
+    static const char *const offset_names[] = {"attn_layer_offset", NULL};
+    static const char *const state_names[] = {"mamba_d_state", NULL};
+    static const char *const rank_names[] = {"mamba_dt_rank", NULL};
+    size_t period = 8, offset = 4, state = 16, rank = (c->hidden_size + 15) / 16;
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(lm, "mamba_dt_rank");
+    int rank_auto = cJSON_IsString(r) && strcmp(r->valuestring, "auto") == 0;
+    if (nl_json_size(lm, period_names, prefix, &period, NULL, 0) < 0 ||
+        nl_json_size(lm, offset_names, prefix, &offset, NULL, 0) < 0 ||
+        nl_json_size(lm, state_names, prefix, &state, NULL, 0) < 0 ||
+        (!rank_auto && nl_json_size(lm, rank_names, prefix, &rank, NULL, 0) < 0))
+        return -1;
+    size_t mamba = 0;
+    for (size_t i = 0; i < c->num_layers; i++)
+        mamba += i % period != offset;
+    add(c, mamba, rank, 0, "Mamba dt_layernorm");
+    add(c, 2 * mamba, state, 0, "Mamba b_layernorm + c_layernorm");
+    nl_note(c, "%zu of %zu layers are Mamba, each mixer with 3 RMSNorms (dt %zu wide, B and C %zu)", mamba,
+            c->num_layers, rank, state);
+    /* The per-block figure describes a Mamba layer, the most common kind. */
+    *per_layer_extra += mamba ? 3 : 0;
     return 0;
 }
 
@@ -61,36 +122,85 @@ int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl
 
     switch (fam->rule) {
     case NL_FAM_FALCON: {
-        /* As FalconDecoderLayer decides: sequential blocks have two norms;
-         * parallel ones one, or two (ln_attn, ln_mlp) in the new layout. */
+        /* As FalconDecoderLayer decides: a sequential block has two norms;
+         * a parallel one has ln_attn and ln_mlp when num_ln_in_parallel_attn
+         * is 2 (what an unset value becomes in the new decoder layout), else
+         * one input_layernorm (a config may set it to 1).  The legacy
+         * model_type RefinedWeb is falcon-40b's remote code, which builds
+         * ln_attn and ln_mlp; RefinedWebModel (falcon-7b) builds one. */
+        int legacy_40b = strcmp(c->model_type, "RefinedWeb") == 0;
         int parallel = nl_json_flag(lm, "parallel_attn", 1);
-        int newdec = nl_json_flag(lm, "new_decoder_architecture", 0);
+        int newdec = nl_json_flag(lm, "new_decoder_architecture", legacy_40b);
         size_t nln = 0;
         static const char *const nln_names[] = {"num_ln_in_parallel_attn", NULL};
-        if (nl_json_size(lm, nln_names, prefix, &nln, NULL, 0) < 0)
+        int set = nl_json_size(lm, nln_names, prefix, &nln, NULL, 0);
+        if (set < 0)
             return -1;
         if (nln == 0 && newdec)
             nln = 2;
         per_block = !parallel ? 2 : nln == 2 ? 2 : 1;
-        note(c, !parallel ? "sequential block" : per_block == 2 ? "parallel block, ln_attn + ln_mlp"
-                                                               : "parallel block: one norm");
+        nl_note(c, "%s%s", !parallel ? "sequential block: two norms"
+                           : per_block == 2 ? "parallel block with ln_attn and ln_mlp"
+                                            : "parallel block with one input_layernorm",
+                !parallel || set ? ""
+                : legacy_40b     ? " (falcon-40b's RefinedWeb code builds both)"
+                : newdec         ? " (num_ln_in_parallel_attn unset: 2 under new_decoder_architecture)"
+                                 : "");
+        break;
+    }
+    case NL_FAM_CHATGLM:
+        /* ChatGLM2/3 choose the kind with `rmsnorm`; ChatGLM-6B (v1) has
+         * no switch and builds LayerNorm.  post_layer_norm decides the
+         * final norm. */
+        if (nl_json_flag(lm, "rmsnorm", 0)) {
+            c->shape = (nl_norm_shape){NL_RMSNORM, 1, 0, 0};
+            nl_note(c, "rmsnorm: true, so RMSNorm");
+        } else {
+            nl_note(c, "no rmsnorm switch set: LayerNorm");
+        }
+        if (!nl_json_flag(lm, "post_layer_norm", 1)) {
+            final = 0;
+            nl_note(c, "post_layer_norm: false, so no final norm");
+        }
+        break;
+    case NL_FAM_MPT: {
+        /* transformers' MptBlock drops every norm bias; MosaicML's own
+         * code picks the class by norm_type and drops biases on no_bias. */
+        const cJSON *nt = cJSON_GetObjectItemCaseSensitive(lm, "norm_type");
+        if (cJSON_IsString(nt) && strstr(nt->valuestring, "rmsnorm")) {
+            c->shape = (nl_norm_shape){NL_RMSNORM, 1, 0, 0};
+            nl_note(c, "norm_type '%s': RMSNorm", nt->valuestring);
+        } else {
+            nl_note(c, "LayerNorm without bias%s", cJSON_IsString(nt) ? " (norm_type names a LayerNorm)" : "");
+        }
+        break;
+    }
+    case NL_FAM_MIMO: {
+        /* Each multi-token-prediction layer adds five norms of hidden width. */
+        static const char *const mtp_names[] = {"num_nextn_predict_layers", NULL};
+        size_t mtp = 0;
+        if (nl_json_size(lm, mtp_names, prefix, &mtp, NULL, 0) < 0)
+            return -1;
+        add(c, 5 * mtp, H, 0, "MTP layers (5 norms each)");
+        if (mtp)
+            nl_note(c, "%zu multi-token-prediction layer%s, 5 norms each", mtp, mtp > 1 ? "s" : "");
         break;
     }
     case NL_FAM_OPT:
         /* Post-norm OPT (do_layer_norm_before false, e.g. 350m) has no final norm. */
         if (!nl_json_flag(lm, "do_layer_norm_before", 1)) {
             final = 0;
-            note(c, "post-norm: no final norm");
+            nl_note(c, "post-norm: no final norm");
         }
         if (!nl_json_flag(lm, "layer_norm_elementwise_affine", 1)) {
             c->shape.weight = c->shape.bias = 0;
-            note(c, "norms without weight or bias");
+            nl_note(c, "norms without weight or bias");
         }
         break;
     case NL_FAM_STABLELM:
         if (nl_json_flag(lm, "use_parallel_residual", 0)) {
             per_block = 1;
-            note(c, "parallel residual: one norm per block");
+            nl_note(c, "parallel residual: one norm per block");
         }
         if (nl_json_flag(lm, "qk_layernorm", 0)) {
             if (read_heads(lm, prefix, c, &h) < 0)
@@ -99,28 +209,28 @@ int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl
             add(c, L * h.heads, h.head_dim, 1, "q per-head norms");
             add(c, L * h.kv_heads, h.head_dim, 1, "k per-head norms");
             per_layer_extra += h.heads + h.kv_heads;
-            note(c, "qk_layernorm: a LayerNorm per head");
+            nl_note(c, "qk_layernorm: a LayerNorm per head");
         }
         break;
     case NL_FAM_PHI:
-        note(c, "parallel block: one norm");
+        nl_note(c, "parallel block: one norm");
         if (nl_json_flag(lm, "qk_layernorm", 0)) {
             if (read_heads(lm, prefix, c, &h) < 0)
                 return -1;
             add(c, 2 * L, H / h.heads, 0, "q_layernorm + k_layernorm");
             per_layer_extra += 2;
-            note(c, "qk_layernorm");
+            nl_note(c, "qk_layernorm");
         }
         break;
     case NL_FAM_COHERE:
-        note(c, "parallel block: one norm");
+        nl_note(c, "parallel block: one norm");
         if (nl_json_flag(lm, "use_qk_norm", 0)) {
             if (read_heads(lm, prefix, c, &h) < 0)
                 return -1;
             add(c, L, h.heads * h.head_dim, 0, "q_norm");
             add(c, L, h.kv_heads * h.head_dim, 0, "k_norm");
             per_layer_extra += 2;
-            note(c, "use_qk_norm");
+            nl_note(c, "use_qk_norm");
         }
         break;
     case NL_FAM_DEEPSEEK: {
@@ -135,7 +245,7 @@ int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl
         add(c, kvr ? L : 0, kvr, 0, "kv_a_layernorm");
         per_layer_extra += (qr ? 1 : 0) + (kvr ? 1 : 0);
         if (qr || kvr)
-            note(c, "MLA: norms on the compressed q and kv");
+            nl_note(c, "MLA: norms on the compressed q and kv");
         break;
     }
     case NL_FAM_T5: {
@@ -148,34 +258,51 @@ int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl
         /* Encoder blocks: self-attention, feed-forward; decoder blocks add
          * cross-attention; each stack ends in its own final norm. */
         add(c, 3 * Ld, H, 0, "decoder blocks");
-        note(c, "encoder-decoder: 3 norms per decoder block, a final norm per stack");
+        nl_note(c, "encoder-decoder: 3 norms per decoder block, a final norm per stack");
         break;
     }
+    case NL_FAM_MAMBA2: {
+        /* Mamba2Mixer ends in a gated RMSNorm over its inner width,
+         * int(expand * hidden_size); Mamba2Block and norm_f as in Mamba. */
+        static const char *const expand_names[] = {"expand", NULL};
+        size_t expand = 2;
+        if (nl_json_size(lm, expand_names, prefix, &expand, NULL, 0) < 0)
+            return -1;
+        add(c, L, expand * H, 0, "mixer gated norms");
+        per_layer_extra += 1;
+        nl_note(c, "a gated RMSNorm in every mixer, %zu wide (expand %zu)", expand * H, expand);
+        break;
+    }
+    case NL_FAM_JAMBA:
+        if (jamba_mixers(lm, prefix, c, &per_layer_extra) < 0)
+            return -1;
+        break;
     case NL_FAM_PLAIN:
         break;
     }
+    note_hybrid(lm, c);
 
     if (fam->qk != NL_QK_NONE) {
         if (read_heads(lm, prefix, c, &h) < 0)
             return -1;
         if (fam->qk == NL_QK_HEAD) {
             add(c, 2 * L, h.head_dim, 0, "q_norm + k_norm (head_dim)");
-            note(c, "QK-norm over head_dim");
+            nl_note(c, "QK-norm over head_dim");
         } else {
             add(c, L, h.heads * h.head_dim, 0, "q_norm (all heads)");
             add(c, L, h.kv_heads * h.head_dim, 0, "k_norm (all kv heads)");
-            note(c, "QK-norm over the whole projection");
+            nl_note(c, "QK-norm over the whole projection");
         }
         per_layer_extra += 2;
     }
     if (fam->per_block == 4)
-        note(c, "norms before and after each sublayer");
+        nl_note(c, "norms before and after each sublayer");
     if (fam->rule == NL_FAM_PLAIN && fam->qk == NL_QK_PROJ)
-        note(c, "post-norm placement");
+        nl_note(c, "post-norm placement");
     if (fam->embed)
-        note(c, "embedding norm");
+        nl_note(c, "embedding norm");
     if (fam->rule == NL_FAM_PLAIN && fam->final == 0)
-        note(c, "post-norm: no final norm");
+        nl_note(c, "post-norm: no final norm");
 
     /* The blocks' hidden-width norms go first: they are the 2L of 2L + 1. */
     nl_norm_group rest[NL_CONFIG_MAX_GROUPS];

@@ -5,18 +5,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "config/config_internal.h"
 
 static const char *const hidden_names[] = {"hidden_size", "n_embd", "d_model", "n_embed", "dim", NULL};
 static const char *const layer_names[] = {"num_hidden_layers", "n_layer", "num_layers", "n_layers", NULL};
 
-/* Prefixes every message with the file name. */
+/* Prefixes every message with the file name.  `what` may be
+ * nl_last_error() itself, so it is copied before the error is set. */
 static int fail(const char *name, const char *what)
 {
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", what);
-    nl_set_error("%s: %s", name, msg);
+    char *copy = strdup(what);
+    nl_set_error("%s: %s", name, copy ? copy : what);
+    free(copy);
     return NL_EARG;
 }
 
@@ -28,14 +30,14 @@ static size_t line_of(const char *text, const char *at)
     return line;
 }
 
-/* An unknown model_type: RMSNorm if the eps key says so, LayerNorm
+/* An unrecognised family: RMSNorm if the eps key says so, LayerNorm
  * otherwise, two norms per block and a final one.  Said to be a guess. */
 static nl_family guess_family(const char *eps_key)
 {
     nl_family g = {
         .types = "", .label = "unknown (guessed)",
         .shape = {NL_LAYERNORM, 1, 1, 0}, .eps_key = "", .default_eps = 1e-5,
-        .per_block = 2, .final = 1, .source = "",
+        .per_block = 2, .final = 1, .archs = "", .source = "",
     };
     if (strstr(eps_key, "rms")) {
         g.shape = (nl_norm_shape){NL_RMSNORM, 1, 0, 0};
@@ -44,10 +46,108 @@ static nl_family guess_family(const char *eps_key)
     return g;
 }
 
+static void note_guess(nl_config *c, const nl_family *g)
+{
+    const char *kind = g->shape.norm == NL_RMSNORM ? "RMSNorm with a weight"
+                                                   : "LayerNorm with weight and bias";
+    const char *from = c->eps_is_default ? "no eps key to go on"
+                       : g->shape.norm == NL_RMSNORM ? "the eps key names RMS"
+                                                     : "the eps key does not name RMS";
+    if (c->model_type[0])
+        nl_note(c, "guess: model_type '%s' is in no family table; assumed %s (%s), "
+                   "2 norms per block and 1 final, all of hidden width", c->model_type, kind, from);
+    else
+        nl_note(c, "guess: no model_type; assumed %s (%s), 2 norms per block and 1 final, "
+                   "all of hidden width", kind, from);
+}
+
+/* cJSON's view of the text, as Python's json would have it: the text
+ * checked first, NaN and Infinity accepted, repeated keys resolved to the
+ * last.  NULL with the error set (without the file name). */
+static cJSON *parse_json(const char *text, size_t len, char **first_dup, long *dups)
+{
+    if (nl_json_check_text(text, len) < 0)
+        return NULL;
+    size_t jlen;
+    char *json = nl_json_from_python(text, len, &jlen);
+    if (!json) {
+        nl_set_error("out of memory");
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(json, jlen, &end, 0);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        if (at && at >= json && at <= json + jlen)
+            nl_set_error("not JSON: parse error at line %zu", line_of(json, at));
+        else
+            nl_set_error("not JSON");
+        free(json);
+        return NULL;
+    }
+    /* Only whitespace may follow the value. */
+    while (end && end < json + jlen && strchr(" \t\r\n", *end))
+        end++;
+    if (end && end < json + jlen) {
+        nl_set_error("not JSON: unexpected text after the value at line %zu", line_of(json, end));
+        cJSON_Delete(root);
+        free(json);
+        return NULL;
+    }
+    free(json);
+    *dups = nl_json_last_wins(root, first_dup);
+    if (*dups < 0) {
+        nl_set_error("out of memory");
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+/* The object that describes the language model, refusing a text_config
+ * that is there but not an object. */
+static const cJSON *language_model(const cJSON *root, const char **prefix)
+{
+    const cJSON *text = cJSON_GetObjectItemCaseSensitive(root, "text_config");
+    if (text && !cJSON_IsObject(text) && !cJSON_IsNull(text)) {
+        if (cJSON_IsString(text))
+            nl_set_error("key 'text_config' is a string (\"%s\"), expected an object: the language "
+                         "model's own config, with its hidden size and layers", text->valuestring);
+        else
+            nl_set_error("key 'text_config' is %s, expected an object: the language model's own "
+                         "config, with its hidden size and layers", nl_json_kind(text));
+        return NULL;
+    }
+    return nl_language_model(root, prefix);
+}
+
+/* Which family builds this model: the table by model_type, else what the
+ * class names or the fields say, else NULL (a guess follows). */
+static const nl_family *find_family(const cJSON *root, const cJSON *lm, nl_config *c)
+{
+    const nl_family *fam = nl_family_find(c->model_type);
+    if (fam)
+        return fam;
+    const char *how, *what;
+    fam = nl_family_resolve(root, lm, &how, &what);
+    if (fam) {
+        if (c->model_type[0])
+            nl_note(c, "model_type '%s' is in no family table; its %s (%s) name %s", c->model_type, how,
+                    what, fam->label);
+        else
+            nl_note(c, "no model_type; its %s (%s) name %s", how, what, fam->label);
+    }
+    return fam;
+}
+
 int nl_config_parse(const char *text, size_t len, const char *name, nl_config *out)
 {
     memset(out, 0, sizeof *out);
-    snprintf(out->file, sizeof out->file, "%s", name);
+    out->file = strdup(name);
+    out->model_type = strdup("");
+    out->family = out->source = "";
+    if (!out->file || !out->model_type)
+        return fail(name, "out of memory");
     /* A UTF-8 byte-order mark: Python never writes one, editors sometimes do. */
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
         text += 3;
@@ -56,125 +156,97 @@ int nl_config_parse(const char *text, size_t len, const char *name, nl_config *o
     if (len == 0)
         return fail(name, "empty file: expected a JSON object");
 
-    size_t jlen;
-    char *json = nl_json_from_python(text, len, &jlen);
-    if (!json)
-        return fail(name, "out of memory");
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(json, jlen, &end, 0);
-    if (!root) {
-        const char *at = cJSON_GetErrorPtr();
-        char msg[160];
-        if (at && at >= json && at <= json + jlen)
-            snprintf(msg, sizeof msg, "not JSON: parse error at line %zu", line_of(json, at));
-        else
-            snprintf(msg, sizeof msg, "not JSON");
-        free(json);
-        return fail(name, msg);
-    }
-    /* Only whitespace may follow the value. */
-    while (end && end < json + jlen && strchr(" \t\r\n", *end))
-        end++;
-    if (end && end < json + jlen) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "not JSON: unexpected text after the value at line %zu",
-                 line_of(json, end));
-        cJSON_Delete(root);
-        free(json);
-        return fail(name, msg);
-    }
-    int rc = NL_EARG;
-    char msg[400];
-    if (!cJSON_IsObject(root)) {
-        snprintf(msg, sizeof msg, "the top level is %s, expected an object", nl_json_kind(root));
-        rc = fail(name, msg);
-        goto done;
-    }
+    char *first_dup = NULL;
+    long dups = 0;
+    cJSON *root = parse_json(text, len, &first_dup, &dups);
+    if (!root)
+        return fail(name, nl_last_error());
 
+    int rc = NL_EARG;
+    if (!cJSON_IsObject(root)) {
+        nl_set_error("the top level is %s, expected an object", nl_json_kind(root));
+        goto failed;
+    }
     const char *prefix;
-    const cJSON *lm = nl_language_model(root, &prefix);
+    const cJSON *lm = language_model(root, &prefix);
+    if (!lm)
+        goto failed;
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(lm, "model_type");
     if (!mt && lm != root)
         mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");
     if (mt && !cJSON_IsString(mt)) {
-        snprintf(msg, sizeof msg, "key '%smodel_type' is %s, expected a string", prefix, nl_json_kind(mt));
-        rc = fail(name, msg);
-        goto done;
+        nl_set_error("key '%smodel_type' is %s, expected a string", prefix, nl_json_kind(mt));
+        goto failed;
     }
-    if (mt)
-        snprintf(out->model_type, sizeof out->model_type, "%s", mt->valuestring);
+    if (mt) {
+        free(out->model_type);
+        out->model_type = strdup(mt->valuestring);
+        if (!out->model_type) {
+            nl_set_error("out of memory");
+            goto failed;
+        }
+    }
+    if (dups > 0)
+        nl_note(out, "%ld repeated key%s (first: '%s'): the last occurrence counts, as in Python",
+                dups, dups > 1 ? "s" : "", first_dup ? first_dup : "");
 
-    /* eps: the family's own key first, then every spelling we know. */
-    const nl_family *fam = nl_family_find(out->model_type);
-    const char *names[16];
-    size_t nn = 0;
-    if (fam && fam->eps_key[0])
-        names[nn++] = fam->eps_key;
-    for (const char *const *k = nl_eps_key_names(); *k && nn < 15; k++)
-        names[nn++] = *k;
-    names[nn] = NULL;
-    nl_eps_status st = nl_eps_find(root, names, &out->eps, out->eps_key, sizeof out->eps_key);
-    if (st == NL_EPS_BAD) {
-        rc = fail(name, nl_last_error());
-        goto done;
-    }
+    const nl_family *fam = find_family(root, lm, out);
+    if (nl_eps_for_family(fam, root, out) == NL_EPS_BAD)
+        goto failed;
 
     int r = nl_json_size(lm, hidden_names, prefix, &out->hidden_size, out->hidden_key, sizeof out->hidden_key);
-    if (r == 0) {
-        snprintf(msg, sizeof msg, "no hidden size: looked for %s%s, %s, %s, %s, %s", prefix,
-                 hidden_names[0], hidden_names[1], hidden_names[2], hidden_names[3], hidden_names[4]);
-        rc = fail(name, msg);
-        goto done;
-    }
-    if (r < 0) {
-        rc = fail(name, nl_last_error());
-        goto done;
-    }
+    if (r == 0)
+        nl_set_error("no hidden size: looked for %s%s, %s, %s, %s, %s", prefix, hidden_names[0],
+                     hidden_names[1], hidden_names[2], hidden_names[3], hidden_names[4]);
+    if (r <= 0)
+        goto failed;
     r = nl_json_size(lm, layer_names, prefix, &out->num_layers, out->layers_key, sizeof out->layers_key);
-    if (r == 0) {
-        snprintf(msg, sizeof msg, "no layer count: looked for %s%s, %s, %s, %s", prefix,
-                 layer_names[0], layer_names[1], layer_names[2], layer_names[3]);
-        rc = fail(name, msg);
-        goto done;
-    }
-    if (r < 0) {
-        rc = fail(name, nl_last_error());
-        goto done;
-    }
+    if (r == 0)
+        nl_set_error("no layer count: looked for %s%s, %s, %s, %s", prefix, layer_names[0],
+                     layer_names[1], layer_names[2], layer_names[3]);
+    if (r <= 0)
+        goto failed;
 
     nl_family guessed;
     if (!fam) {
         guessed = guess_family(out->eps_key);
         fam = &guessed;
         out->guessed = 1;
-        const char *kind = guessed.shape.norm == NL_RMSNORM ? "RMSNorm" : "LayerNorm";
-        if (out->model_type[0])
-            snprintf(out->note, sizeof out->note, "unknown model_type '%s': %s guessed from the keys",
-                     out->model_type, kind);
-        else
-            snprintf(out->note, sizeof out->note, "no model_type: %s guessed from the keys", kind);
+        if (out->eps_is_default)
+            out->eps = guessed.default_eps;
+        note_guess(out, &guessed);
     }
-    out->family = fam == &guessed ? "unknown (guessed)" : fam->label;
-    out->source = fam == &guessed ? "" : fam->source;
+    out->family = fam->label;
+    out->source = fam->source;
     out->shape = fam->shape;
-    if (st == NL_EPS_MISSING) {
-        out->eps = fam->default_eps;
-        out->eps_is_default = 1;
-    }
-    if (nl_count_norms(fam, lm, prefix, out) < 0) {
-        rc = fail(name, nl_last_error());
-        goto done;
-    }
+    if (nl_count_norms(fam, lm, prefix, out) < 0)
+        goto failed;
     rc = NL_OK;
+    goto done;
+failed:
+    rc = fail(name, nl_last_error());
 done:
+    free(first_dup);
     cJSON_Delete(root);
-    free(json);
     return rc;
+}
+
+void nl_config_free(nl_config *c)
+{
+    free(c->file);
+    free(c->model_type);
+    free(c->note);
+    c->file = c->model_type = c->note = NULL;
 }
 
 int nl_config_read(const char *path, nl_config *out)
 {
     memset(out, 0, sizeof *out);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        nl_set_error("%s: is a directory: give the config.json inside it", path);
+        return NL_EARG;
+    }
     /* Real configs are a few kB; 64 MiB is far past any of them. */
     size_t len;
     char *buf = nl_read_file(path, ((size_t)64 << 20) - 1, &len);

@@ -228,19 +228,21 @@ size_t nl_norm_params_saved(nl_norm_shape shape, const nl_norm_group *groups, si
 
 #define NL_CONFIG_MAX_GROUPS 8
 
-/* What one config.json says about the model's norms.  Strings are
- * NUL-terminated copies; eps_key is a dotted path ("text_config.rms_norm_eps"),
- * empty when the file has no eps and the architecture's default is used. */
+/* What one config.json says about the model's norms.  file, model_type
+ * and note are malloc'd and as long as they need to be (a path or a
+ * model_type is never cut); nl_config_free() releases them.  eps_key is a
+ * dotted path ("text_config.rms_norm_eps"), empty when the architecture's
+ * default is used. */
 typedef struct {
-    char   file[256];
-    char   model_type[64];       /* the language model's model_type ("" if none) */
+    char  *file;                 /* the name given to the reader */
+    char  *model_type;           /* the language model's model_type ("" if none) */
     const char *family;          /* family label from the table ("Llama", ...) */
     const char *source;          /* the reference modeling file it was checked against */
-    int    guessed;              /* 1: unknown model_type, kind guessed from keys */
+    int    guessed;              /* 1: family not recognised; kind and count guessed (note says how) */
     nl_norm_shape shape;
     double eps;
     char   eps_key[128];
-    int    eps_is_default;       /* 1: no eps key; eps is the code's default */
+    int    eps_is_default;       /* 1: no eps key the code reads; eps is the code's default */
     size_t hidden_size;
     char   hidden_key[64];
     size_t num_layers;
@@ -252,12 +254,17 @@ typedef struct {
     size_t model_params;         /* whole model, 0 when not computed for this family */
     nl_norm_group groups[NL_CONFIG_MAX_GROUPS];
     size_t ngroups;
-    char   note[160];            /* how the count was made ("parallel block: 1 norm") */
+    char  *note;                 /* how the count was made, what was assumed ("" if nothing) */
 } nl_config;
 
+/* Releases what the reader allocated in *c (safe on a zeroed or failed one). */
+void nl_config_free(nl_config *c);
+
 /* Reads a config.json as Python's json module writes it (NaN, Infinity and
- * -Infinity included).  `name` labels messages.  Returns NL_OK, or NL_EARG
- * with nl_last_error() naming the file, the key and the problem. */
+ * -Infinity included; a repeated key means its last occurrence, as in
+ * Python).  `name` labels messages.  Returns NL_OK, or NL_EARG with
+ * nl_last_error() naming the file, the key and the problem; either way
+ * *out must be released with nl_config_free(). */
 int nl_config_parse(const char *text, size_t len, const char *name, nl_config *out);
 /* Same, from a file (NL_EARG also when it cannot be read). */
 int nl_config_read(const char *path, nl_config *out);
@@ -266,6 +273,11 @@ int nl_config_read(const char *path, nl_config *out);
  * strings become values cJSON reads (see json_python.c).  Returns a
  * malloc'd NUL-terminated buffer (length in *out_len) or NULL. */
 char *nl_json_from_python(const char *text, size_t len, size_t *out_len);
+
+/* A copy of s in which every byte that is not part of valid UTF-8 is
+ * written as the four characters \xNN (for JSON output of file names).
+ * malloc'd; NULL when out of memory. */
+char *nl_utf8_escape(const char *s);
 
 /* The eps key names this reader knows, NULL-terminated, in search order. */
 const char *const *nl_eps_key_names(void);

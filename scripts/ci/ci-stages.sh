@@ -9,6 +9,9 @@
 #                                        the grader survives broken submissions
 #   book      make book SOLUTIONS=1      the PDF with its answer key, from the tested
 #                                        code (installs pandoc and TeX as root)
+#   fuzz      make fuzz FUZZ_SECONDS=25  the config reader under libFuzzer, ASan and
+#                                        UBSan for a short run, so that the fuzz target
+#                                        keeps linking and the reader keeps surviving it
 # The host stages require OpenCL (NORMLAB_REQUIRE_OPENCL=1, as .ci/run's
 # make test): PoCL is installed in CI, so a skipped OpenCL test would hide
 # a fault. The aarch64 stage cannot have it (no arm64 PoCL under qemu): its
@@ -24,7 +27,7 @@ cd "$(dirname "$0")/../.."
 jobs=${NL_CI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 [ "$jobs" -gt 2 ] && jobs=2   # the CI machine's budget: 2 cores
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(san clang memcheck cross grading book)
+[ ${#stages[@]} -gt 0 ] || stages=(san clang memcheck cross grading book fuzz)
 
 ocl=${NL_CI_REQUIRE_OPENCL:-1}
 run_stage() {
@@ -42,6 +45,7 @@ run_stage() {
                 return 3
             fi ;;
         book)     make book SOLUTIONS=1 && make book ;;
+        fuzz)     make fuzz FUZZ_SECONDS="${NL_CI_FUZZ_SECONDS:-25}" ;;
         *) echo "ci-stages.sh: unknown stage '$1'" >&2; return 2 ;;
     esac
 }

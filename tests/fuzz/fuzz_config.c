@@ -21,8 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* A refusal always says why, and names the file. */
         if (strncmp(nl_last_error(), "fuzz.json: ", 11) != 0)
             abort();
+        nl_config_free(&c);
         return 0;
     }
+    /* Strings are whole and NUL-terminated, never cut. */
+    if (!c.file || strcmp(c.file, "fuzz.json") != 0 || !c.model_type)
+        abort();
     if (!(c.eps > 0.0) || isinf(c.eps))
         abort();
     if (c.hidden_size == 0 || c.num_layers == 0 || c.norm_layers < c.num_layers)
@@ -36,6 +40,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (c.eps_is_default != (c.eps_key[0] == '\0'))
         abort();
+    /* A guess always says so in the note. */
+    if (c.guessed && (!c.note || !strstr(c.note, "guess")))
+        abort();
+    nl_config_free(&c);
 
     /* The pre-pass alone: its output is never longer than promised and
      * always NUL-terminated. */
