@@ -1,15 +1,18 @@
-# grade.mk — grading students' exercise files with the course's own suites.
+# grade.mk — grading students' exercise files with the course's own suites,
+# each submission built and run in a sandbox (scripts/grading/sandbox.sh).
 # The grader reuses the library objects of $(BUILD) and compiles with the
 # same flags, so a student's file is built exactly like the one it replaces.
+# SUBMISSION, SUBMISSIONS and EX reach the scripts through the environment
+# (make exports command-line variables), never pasted into a command line:
+# a folder named `$(rm -rf ~)` or "Anne O'Neil" is just a name.
 
 GRADE_ENV = CC='$(CC)' GRADE_CFLAGS='$(ALL_CFLAGS)' GRADE_LDLIBS='$(LDLIBS)' \
             GRADE_CHECK_LIBS='$(CHECK_LIBS)' GRADE_LDFLAGS='$(LDFLAGS)'
-GRADE_ARGS = --build $(BUILD) $(if $(EX),--ex $(EX)) \
-             $(if $(SUBMISSION),--submission $(SUBMISSION))
+GRADE_ARGS = --build '$(BUILD)' $${EX:+--ex "$$EX"} $${SUBMISSION:+--submission "$$SUBMISSION"}
 
 .PHONY: grade grade-only grade-check grade-selftest handout
 
-## grade — grade exercises/: a table and `Score: X/Y` (EX=NN one exercise; SUBMISSION=dir a student's copy, results in build/grade/NAME.json|.xml)
+## grade — grade exercises/ in a sandbox: a table and `Score: X/Y`, exit 1 below full (GRADE_EXIT0=1 keeps 0; EX=NN one exercise; SUBMISSION=dir a student's copy; results in build/grade/NAME.{txt,json,xml})
 grade: deps
 	@$(MAKE) --no-print-directory grade-only
 grade-only: $(LIB)
