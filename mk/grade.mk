@@ -7,8 +7,8 @@
 # a folder named `$(rm -rf ~)` or "Anne O'Neil" is just a name.
 
 GRADE_ENV = CC='$(CC)' GRADE_CFLAGS='$(ALL_CFLAGS)' GRADE_LDLIBS='$(LDLIBS)' \
-            GRADE_CHECK_LIBS='$(CHECK_LIBS)' GRADE_LDFLAGS='$(LDFLAGS)'
-GRADE_ARGS = --build '$(BUILD)' $${EX:+--ex "$$EX"} $${SUBMISSION:+--submission "$$SUBMISSION"}
+            GRADE_CHECK_LIBS='$(CHECK_LIBS)' GRADE_LDFLAGS='$(LDFLAGS)' GRADE_BUILD='$(BUILD)'
+GRADE_ARGS = --build '$(BUILD)' $${EX:+--ex "$$EX"} $${SUBMISSION:+--submission "$$SUBMISSION"} $${GRADE_OUT:+--out "$$GRADE_OUT"}
 
 .PHONY: grade grade-only grade-check grade-selftest handout
 

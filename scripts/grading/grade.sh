@@ -128,11 +128,11 @@ run_ex() {
     if [ -n "$unsafe" ]; then
         mkdir -p "$work/scratch-$3-$1"
         env "${envs[@]}" COMMON="$stage/common" EXDIR="$e" SUB="$in" SCRATCH="$work/scratch-$3-$1" \
-            timeout -k 2 "$limit" bash "$stage/common/driver.sh" 3>"$v.verdict" 2>&1 | head -c "$cap" >"$v.log"
+            timeout -k 2 "$limit" bash "$stage/common/driver.sh" 3>"$v.verdict" 2>&1 </dev/null | head -c "$cap" >"$v.log"
     else
         "$here/sandbox.sh" --time "$limit" --ro "$stage/common" /stage/common --ro "$e" /stage/ex --ro "$in" /sub -- \
             /usr/bin/env "${envs[@]}" COMMON=/stage/common EXDIR=/stage/ex SUB=/sub SCRATCH=/scratch \
-            bash /stage/common/driver.sh 3>"$v.verdict" 2>&1 | head -c "$cap" >"$v.log"
+            bash /stage/common/driver.sh 3>"$v.verdict" 2>&1 </dev/null | head -c "$cap" >"$v.log"
     fi
     echo "SANDBOX ${PIPESTATUS[0]}" >>"$v.verdict"
 }
@@ -170,8 +170,13 @@ if [ ! -f "$stage/starters.done" ]; then
     "$here/exercises.sh" generate "$work/starter" "$CODE" >/dev/null || exit 2
     for cfile in $(exercise_confs); do
         id=$(basename "$(dirname "$cfile")")
+        [ -f "$stage/ex/$id/starter.res" ] && continue
         run_ex "$id" "$work/starter" starter
-        parse "$work/starter-$id" >/dev/null
+        IFS=$'\t' read -r status text < <(parse "$work/starter-$id")
+        if grep -q '^the build stopped' <<<"$text"; then
+            echo "grade: the untouched starter of $id could not be built and run in the sandbox:" >&2
+            head -n 20 "$work/starter-$id.log" >&2; exit 2
+        fi
         cp "$work/starter-$id.res" "$stage/ex/$id/starter.res"
     done
     [ -n "$EX_FILTER" ] || touch "$stage/starters.done"
@@ -184,7 +189,6 @@ for cfile in $(exercise_confs); do
     id=$(basename "$(dirname "$cfile")")
     pts=$(conf "$cfile" points); pts=${pts:-0}
     title=$(conf "$cfile" title)
-    [ -f "$stage/ex/$id/starter.res" ] || { run_ex "$id" "$work/starter" starter; parse "$work/starter-$id" >/dev/null; cp "$work/starter-$id.res" "$stage/ex/$id/starter.res"; }
     run_ex "$id" "$sub" student
     IFS=$'\t' read -r status text < <(parse "$work/student-$id")
     log=$work/student-$id.log

@@ -54,7 +54,8 @@ exercise_confs() {
 # writes invalid UTF-8), control characters escaped or dropped.
 json_str() {
     printf '"%s"' "$(printf '%s' "$1" | iconv -c -f UTF-8 -t UTF-8 | tr -d '\000-\010\013\014\016-\037\177' |
-        LC_ALL=C awk 'BEGIN { ORS = "" } { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); gsub(/\t/, "\\t"); gsub(/\r/, "\\r"); if (NR > 1) print "\\n"; print }')"
+        sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/\t/\\t/g' -e 's/\r/\\r/g' |
+        awk 'BEGIN { ORS = "" } { if (NR > 1) print "\\n"; print }')"
 }
 xml_str() {
     printf '%s' "$1" | iconv -c -f UTF-8 -t UTF-8 | tr -d '\000-\010\013\014\016-\037\177' |
