@@ -21,7 +21,7 @@
 set -u
 verdict() { printf '%s\n' "$*" >&3; }
 stop() { verdict "STATUS $1|$2"; exit 0; }   # stop KIND TEXT
-. "$EXDIR/conf.sh"     # IMPLS, INSN_FUNCTION, INSN_PATTERN, INSN_MESSAGE
+. "$EXDIR/conf.sh"     # IMPLS, INSN_NAME, INSN_PATTERN, INSN_MESSAGE, ASAN
 
 isa_flags() {
     case $1 in
@@ -58,16 +58,15 @@ while read -r src; do
                 stop "not allowed" "$(cat "$SCRATCH/policy.txt" 2>/dev/null)"; }
         done
         objs+=("$SCRATCH/obj/run-${base%.c}.o")
-        if [ -n "${INSN_FUNCTION:-}" ]; then
-            # The function must really use the instructions the exercise is
-            # about, as the data lab's checker inspects a puzzle's operators.
-            n=$(objdump -d --no-show-raw-insn "$SCRATCH/obj/plain-${base%.c}.o" 2>/dev/null |
-                awk -v f="<$INSN_FUNCTION>:" '$2 == f { on = 1; next } /^[0-9a-f]+ </ { on = 0 } on' |
-                grep -cE "$INSN_PATTERN")
+        if [ -n "${INSN_PATTERN:-}" ]; then
+            # The code must really use the instructions the exercise is
+            # about, as the data lab's checker inspects a puzzle's operators:
+            # the student's object (its static helpers included), disassembled.
+            n=$(objdump -d --no-show-raw-insn "$SCRATCH/obj/plain-${base%.c}.o" 2>/dev/null | grep -cE "$INSN_PATTERN")
             if [ "$n" -gt 0 ]; then
-                verdict "CHECK insn:$INSN_FUNCTION P $INSN_FUNCTION uses $n packed vector instructions"
+                verdict "CHECK insn:${INSN_NAME:-instructions} P $base uses $n of the required instructions"
             else
-                verdict "CHECK insn:$INSN_FUNCTION F $INSN_MESSAGE"
+                verdict "CHECK insn:${INSN_NAME:-instructions} F $INSN_MESSAGE"
             fi
         fi ;;
     *.cl)

@@ -193,7 +193,7 @@ for cfile in $(exercise_confs); do
     IFS=$'\t' read -r status text < <(parse "$work/student-$id")
     log=$work/student-$id.log
     if [ "$(wc -c <"$log")" -ge "$cap" ] && [ -z "$status" ]; then
-        status="output limit" text="the tests printed more than $cap bytes and were cut off: a print in an endless loop?"
+        status="output limit" text="the tests printed more than $(( cap / 1000000 )) MB and were cut off: a print in an endless loop?"
     fi
     # Counted tests: those the starter does not pass. Each is worth pts/teeth.
     LC_ALL=C awk -F'\t' 'FNR == NR { if ($2 != "P") teeth[$1] = 1; next }
@@ -227,7 +227,7 @@ for cfile in $(exercise_confs); do
     # one first; then the log (compiler messages, the student's prints).
     fb=""
     [ -n "$text" ] && fb="$status: $text"$'\n'
-    fb+=$(awk -F'\t' '$2 != "P" { k = $1; sub(/:[0-9]+$/, "", k); print "  " k ": " $3 }' "$work/$id.counted" | head -n 12)
+    case $status in "failing tests"|"crash in a test"|"timeout in a test") fb+=$(awk -F'\t' '$2 != "P" { k = $1; sub(/:[0-9]+$/, "", k); print "  " k ": " $3 }' "$work/$id.counted" | head -n 12) ;; esac
     logtext=$(head -c 6000 "$log" | sed 's|/stage/common/inc/||g; s|/sub/||g; s|/scratch/||g')
     [ -n "$logtext" ] && [ "$status" != ok ] && fb+=$'\n'"--- output (compiler, tests, your prints):"$'\n'"$logtext"
     rows+=("$(printf '%-22s %7s %12s   %s' "$id" "$passed/$ran" "$(num "$got")/$pts" "$status")")

@@ -62,7 +62,7 @@ for cfile in $(exercise_confs); do
     conf "$cfile" suite | tr ', ' '\n\n' | grep -v '^$' >"$e/suites.txt"
     {
         printf 'IMPLS=%q\n' "$(conf "$cfile" impls)"
-        printf 'INSN_FUNCTION=%q\nINSN_PATTERN=%q\nINSN_MESSAGE=%q\n' "$(conf "$cfile" insn_function)" \
+        printf 'INSN_NAME=%q\nINSN_PATTERN=%q\nINSN_MESSAGE=%q\n' "$(conf "$cfile" insn_name)" \
             "$(conf "$cfile" insn_pattern)" "$(conf "$cfile" insn_message)"
         printf 'ASAN=%q\n' "$([ "$(conf "$cfile" asan)" = no ] && echo 0 || echo 1)"
     } >"$e/conf.sh"
