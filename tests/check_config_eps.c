@@ -89,6 +89,19 @@ START_TEST(text_config_before_the_root)
 }
 END_TEST
 
+/* An architecture in no table: the eps key's name is all there is to go on
+ * (exercise 04 finds it; it lives here, not in config_count, so that
+ * exercise 05's score does not depend on exercise 04). */
+START_TEST(unknown_is_a_guess)
+{
+    nl_config c;
+    ck_assert_msg(nl_config_read(FIX "families/unknown-rms.json", &c) == NL_OK, "%s", nl_last_error());
+    ck_assert_msg(c.guessed, "model_type 'my_new_arch' is in no table: the result must say it is a guess");
+    ck_assert_msg(c.shape.norm == NL_RMSNORM, "with only rms_norm_eps to go on, the guess is RMSNorm");
+    ck_assert_msg(strstr(c.note, "guess"), "the note should say it was guessed; it says: %s", c.note);
+}
+END_TEST
+
 /* OLMo writes no eps and hard-codes 1e-5 in OlmoLayerNorm. */
 START_TEST(missing_key_is_the_default)
 {
@@ -210,6 +223,7 @@ Suite *nl_suite(void)
     tcase_add_test(tc, every_key_spelling);
     tcase_add_test(tc, nested_text_config);
     tcase_add_test(tc, text_config_before_the_root);
+    tcase_add_test(tc, unknown_is_a_guess);
     tcase_add_test(tc, missing_key_is_the_default);
     tcase_add_test(tc, missing_nested_key_ignores_other_towers);
     tcase_add_test(tc, key_name_is_not_the_kind);
