@@ -10,7 +10,7 @@ GRADE_ENV = CC='$(CC)' GRADE_CFLAGS='$(ALL_CFLAGS)' GRADE_LDLIBS='$(LDLIBS)' \
             GRADE_CHECK_LIBS='$(CHECK_LIBS)' GRADE_LDFLAGS='$(LDFLAGS)' GRADE_BUILD='$(BUILD)'
 GRADE_ARGS = --build '$(BUILD)' $${EX:+--ex "$$EX"} $${SUBMISSION:+--submission "$$SUBMISSION"} $${GRADE_OUT:+--out "$$GRADE_OUT"}
 
-.PHONY: grade grade-only grade-check grade-selftest handout
+.PHONY: grade grade-only grade-check grade-selftest handout grade-class gradescope
 
 ## grade — grade exercises/ in a sandbox: a table and `Score: X/Y`, exit 1 below full (GRADE_EXIT0=1 keeps 0; EX=NN one exercise; SUBMISSION=dir a student's copy; results in build/grade/NAME.{txt,json,xml})
 grade: deps
@@ -29,3 +29,12 @@ grade-selftest: $(LIB)
 ## handout — build/normlab-handout.tar.gz for students: no solutions/, exercise regions in code/ stubbed
 handout:
 	@scripts/grading/exercises-handout.sh build/normlab-handout.tar.gz
+
+## grade-class — grade every student folder in SUBMISSIONS=DIR (2 at a time, each sandboxed): build/grade-class/gradebook.csv and reports/NAME.{txt,json,xml} (JOBS=N)
+grade-class: $(LIB)
+	@[ -n "$$SUBMISSIONS" ] || { echo "grade-class: say which folder: make grade-class SUBMISSIONS=path/to/class" >&2; exit 2; }
+	@$(GRADE_ENV) scripts/grading/grade-class.sh --build '$(BUILD)' --submissions "$$SUBMISSIONS" $${JOBS:+--jobs "$$JOBS"} $${GRADE_OUT:+--out "$$GRADE_OUT"}
+
+## gradescope — build/gradescope.zip: a Gradescope autograder (setup.sh, run_autograder) that grades uploads with this grader
+gradescope:
+	@scripts/grading/gradescope/make-zip.sh build/gradescope.zip
