@@ -45,3 +45,19 @@ expect() { grep -qE -- "$1" "$T/out.txt" || fail "expected a line matching /$1/"
 reject() { ! grep -qE -- "$1" "$T/out.txt" || fail "did not expect a line matching /$1/"; }
 # fixsum FILE-CONTENT: the 98-fix-sum answer replaced by stdin.
 fixsum() { solutions "$T/sub"; cat >"$T/sub/98-fix-sum/fixsum.c"; }
+# A half-right 98-fix-sum: it sums positives only, passing "1, 2, 3" but
+# not "5, -2".
+positives_only() {
+    fixsum <<'C'
+#include <stddef.h>
+int nl_fixture_sum(const int *v, size_t n);
+int nl_fixture_sum(const int *v, size_t n)
+{
+    int s = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] > 0)
+            s += v[i];
+    return s;
+}
+C
+}
