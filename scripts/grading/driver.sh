@@ -8,7 +8,8 @@
 # code first runs or by processes that never run it (runner.c):
 #   STATUS WORD TEXT   the exercise stops here (no file, compile error, ...)
 #   CHECK NAME P|F TEXT   a test the driver itself makes (objdump, symbols)
-#   SUITE NAME, then the runner's Check lines, END RC; RC NAME STATUS
+#   SUITE NAME, then the runner's lines (T P|F|E TCASE:TEST:ITER MESSAGE, one
+#   per test, END N), RC NAME STATUS, and DONE at the end
 # What the student's code or the compiler prints goes to stdout: the log,
 # shown as feedback, capped by the grader, never parsed for points.
 #

@@ -150,9 +150,9 @@ parse() {
         /^RC / { if ($3 == 124 || $3 == 137) to = to ? to : $2; next }
         /^SANDBOX / { box = $2; next }
         /^DONE$/ { done = 1; next }
-        /^[^:]+:[0-9]+:[PFE]:[^:]*:[^:]*:[0-9]+:/ {
-            split($0, f, ":"); m = $0; for (j = 1; j <= 6; j++) sub(/^[^:]*:/, "", m); sub(/^ /, "", m)
-            out(suite ":" f[5] ":" f[6], f[3], m); next }
+        /^T [PFE] [^ ]+ / {
+            split($3, f, ":"); m = $0; sub(/^T [PFE] [^ ]+ /, "", m)
+            out(suite ":" f[2] ":" f[3], $2, m); next }
         END {
             for (i = 1; i <= n; i++) printf "%s\t%s\t%s\n", order[i], R[order[i]], M[order[i]] > res
             if (n == 0) printf "" > res
