@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 Suite *nl_suite(void);
@@ -32,6 +33,8 @@ static int verdict_fd = -1, log_fd = -1;
 
 static void child_leaves_verdict(void)
 {
+    /* The child runs the student's code: an ordinary process again. */
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
     dup2(log_fd, STDOUT_FILENO);
     dup2(log_fd, STDERR_FILENO);
     close(verdict_fd);
@@ -83,8 +86,11 @@ int main(void)
         fprintf(stderr, "runner: NL_VERDICT_FD names no descriptor above 2\n");
         return 2;
     }
+    /* Not dumpable: /proc/PID/fd of this process belongs to root, so a
+     * child (same uid) cannot reopen the verdict through it, nor trace us. */
     log_fd = dup(STDOUT_FILENO);
-    if (log_fd < 0 || pthread_atfork(flush_all, NULL, child_leaves_verdict) != 0) {
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || log_fd < 0 ||
+        pthread_atfork(flush_all, NULL, child_leaves_verdict) != 0) {
         fprintf(stderr, "runner: cannot set up the verdict descriptor\n");
         return 2;
     }
