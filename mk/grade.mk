@@ -22,11 +22,11 @@ grade-only: $(LIB)
 grade-check: $(LIB)
 	@$(GRADE_ENV) scripts/grading/grade-check.sh --build $(BUILD)
 
-## grade-selftest — CI: the grader on broken submissions (no compile, endless loop or output, crash, missing file, partial answer; submission left untouched)
+## grade-selftest — CI: the grader against every attack (includes of real code, library kernels, forged output, writes outside, orphans, fork bombs, hung compiles, hostile names), the usual wrong answers, broken submissions, a class, Gradescope, and its JSON/XML
 grade-selftest: $(LIB)
 	@$(GRADE_ENV) tests/grader/run.sh
 
-## handout — build/normlab-handout.tar.gz for students: no solutions/, exercise regions in code/ stubbed
+## handout — build/normlab-handout.tar.gz for students: no solutions/, regions stubbed, builds and tests the students' exercises/ files, lists what is left, GitHub Classroom workflow
 handout:
 	@scripts/grading/exercises-handout.sh build/normlab-handout.tar.gz
 
