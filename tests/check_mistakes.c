@@ -31,6 +31,13 @@ static double max_err(const float *got, const float *want, size_t n)
     return e;
 }
 
+/* A candidate's distance is its worst over every input. */
+static void keep_worst(candidate *c, const float *got, const float *want, size_t n)
+{
+    double e = max_err(got, want, n);
+    c->err = e > c->err ? e : c->err;
+}
+
 /* Fails naming the candidate closest to the answer unless that is the
  * right one (index 0) and within tol of it. */
 static void judge(const char *what, const candidate *c, size_t n, double tol)
@@ -109,8 +116,7 @@ START_TEST(layernorm_mean_mistakes)
         float *want = nl_alloc(rows * d * sizeof(float));
         for (int k = 0; k < MEAN_KINDS; k++) {
             twopass_like(k, p.x, rows, d, NL_TEST_EPS, want);
-            double e = max_err(p.y, want, rows * d);
-            c[k].err = e > c[k].err ? e : c[k].err;
+            keep_worst(&c[k], p.y, want, rows * d);
         }
         nl_free(want);
         nl_problem_free(&p);
@@ -181,8 +187,7 @@ START_TEST(rmsnorm_mistakes)
         float *want = nl_alloc(in[s].rows * in[s].d * sizeof(float));
         for (int k = 0; k < RMS_KINDS; k++) {
             rmsnorm_like(k, &p, NL_TEST_EPS, want);
-            double e = max_err(p.y, want, in[s].rows * in[s].d);
-            c[k].err = e > c[k].err ? e : c[k].err;
+            keep_worst(&c[k], p.y, want, in[s].rows * in[s].d);
         }
         nl_free(want);
         nl_problem_free(&p);
