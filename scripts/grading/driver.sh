@@ -85,6 +85,10 @@ if ls "$COMMON"/obj/cli/*.o >/dev/null 2>&1; then
 fi
 mkdir -p "$SCRATCH/tests" && ln -s "$COMMON/fixtures" "$SCRATCH/tests/fixtures"
 cd "$SCRATCH" || exit 2
+# Each suite runs in a PID namespace of its own, nested in the sandbox's
+# (sandbox.sh --nested): this shell also holds the verdict descriptor, and
+# from in there neither it nor its /proc entries can be seen (the runner
+# itself is not dumpable).
 export ASAN_OPTIONS="detect_leaks=0:hard_rss_limit_mb=${MEM_MB:-2048}:allocator_may_return_null=1:abort_on_error=0"
 export POCL_CACHE_DIR=$SCRATCH/pocl CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-20}
 while read -r suite; do
@@ -95,7 +99,7 @@ while read -r suite; do
         stop "link error" "the suite $suite does not link with the submission: the linker's message is below"
     fi
     env NL_VERDICT_FD=3 NL_SUITE_NAME="$suite" NL_IMPLS="${IMPLS:-}" ${cl:+NORMLAB_CL_KERNELS="$cl"} \
-        timeout -k 2 "${RUN_TIMEOUT:-120}" "$SCRATCH/tests/check_$suite" </dev/null 2>&1
+        timeout -k 2 "${RUN_TIMEOUT:-120}" "$COMMON/sandbox.sh" --nested -- "$SCRATCH/tests/check_$suite" </dev/null 2>&1
     verdict "RC $suite $?"
 done <"$EXDIR/suites.txt"
 verdict "DONE"

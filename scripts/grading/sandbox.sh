@@ -3,6 +3,11 @@
 #
 #   sandbox.sh [--ro SRC DEST]... [--time S] [--uid N] -- CMD [ARG...]
 #   sandbox.sh --probe      exit 0 when a sandbox can be made here, else say why
+#   sandbox.sh --nested -- CMD   (inside a sandbox) CMD in a PID namespace of
+#                           its own, where the processes outside it (the
+#                           driver, which holds the verdict descriptor) and
+#                           their /proc entries cannot be seen; CMD as is
+#                           where namespaces cannot nest (UNSAFE=1 runs)
 #
 # CMD runs under bubblewrap with nothing of the host but /usr and /etc
 # (read-only) and the folders given by --ro (read-only): not the repository,
@@ -30,6 +35,11 @@ while [ $# -gt 0 ]; do
     --time) time_s=$2; shift 2 ;;
     --uid) uid=$2; shift 2 ;;
     --probe) probe=1; shift ;;
+    --nested) shift; [ "${1:-}" = -- ] && shift
+        if bwrap --unshare-pid --unshare-user --dev-bind / / --proc /proc -- true 2>/dev/null; then
+            exec bwrap --unshare-pid --unshare-user --die-with-parent --dev-bind / / --proc /proc -- "$@"
+        fi
+        exec "$@" ;;
     --) shift; break ;;
     *) echo "sandbox: unknown option $1" >&2; exit 2 ;;
     esac

@@ -5,7 +5,7 @@
 #   STAGE/common   headers of the code tree, the harness (its main renamed
 #                  for runner.c), every suite and the CLI as objects, test
 #                  fixtures, the OpenCL kernels that no exercise grades,
-#                  driver.sh and policy.sh
+#                  driver.sh, policy.sh and sandbox.sh (for --nested)
 #   STAGE/ex/ID    per exercise: lib.a (the library without the files the
 #                  exercise grades), files.txt, suites.txt, conf.sh, and the
 #                  calls and globals the real code has (allowed-*.txt)
@@ -26,7 +26,7 @@ mkdir -p "$c/inc" "$c/obj/harness" "$c/obj/suites" "$c/obj/cli" "$c/cl" "$stage/
 
 (cd "$CODE" && find . -name '*.h' | while read -r h; do mkdir -p "$c/inc/${h%/*}" && cp "$h" "$c/inc/$h"; done)
 cp -R tests/fixtures "$c/fixtures" 2>/dev/null || mkdir -p "$c/fixtures"
-cp "$here/driver.sh" "$here/policy.sh" "$c/"
+cp "$here/driver.sh" "$here/policy.sh" "$here/sandbox.sh" "$c/"
 
 cc_quiet() { "$CC" "$@" >"$stage/cc.log" 2>&1 || { echo "grade: cannot build the grader's own part:" >&2; cat "$stage/cc.log" >&2; exit 2; }; }
 for h in tests/harness/*.c; do

@@ -41,3 +41,15 @@ rc=$?
 [ $(( $(date +%s) - start )) -lt 20 ] || { echo "FAIL: the fork bomb ran past the time limit"; exit 1; }
 [ $rc -eq 124 ] || [ $rc -eq 0 ] || [ $rc -gt 128 ] || { echo "FAIL: unexpected exit $rc"; exit 1; }
 echo "ok: walls hold; orphan gone; fork bomb ended after $(( $(date +%s) - start )) s"
+
+# The driver holds the verdict descriptor while a suite runs: from a suite's
+# own PID namespace (sandbox.sh --nested) it cannot be reopened through
+# /proc.  Without the nesting it could (the control), which is why it is there.
+try_reopen='exec 3>&-; for p in /proc/[0-9]*; do echo FORGED 2>/dev/null >"$p/fd/3"; done; true'
+out=$("$sb" --time 20 --ro "$PWD/scripts/grading" /g -- /bin/bash -c "
+    exec 3>/tmp/verdict
+    /bin/bash -c '$try_reopen'; echo control: \$(cat /tmp/verdict); : >/tmp/verdict
+    /g/sandbox.sh --nested -- /bin/bash -c '$try_reopen'; echo nested: \$(cat /tmp/verdict)" 2>&1)
+grep -q 'control: FORGED' <<<"$out" || { echo "FAIL: the control did not reach the descriptor: $out"; exit 1; }
+grep -q '^nested: *$' <<<"$out" || { echo "FAIL: the verdict was reached from a nested namespace: $out"; exit 1; }
+echo "ok: the verdict descriptor is out of reach of a suite's namespace"
