@@ -1,15 +1,18 @@
-# grade.mk — grading students' exercise files with the course's own suites.
+# grade.mk — grading students' exercise files with the course's own suites,
+# each submission built and run in a sandbox (scripts/grading/sandbox.sh).
 # The grader reuses the library objects of $(BUILD) and compiles with the
 # same flags, so a student's file is built exactly like the one it replaces.
+# SUBMISSION, SUBMISSIONS and EX reach the scripts through the environment
+# (make exports command-line variables), never pasted into a command line:
+# a folder named `$(rm -rf ~)` or "Anne O'Neil" is just a name.
 
 GRADE_ENV = CC='$(CC)' GRADE_CFLAGS='$(ALL_CFLAGS)' GRADE_LDLIBS='$(LDLIBS)' \
-            GRADE_CHECK_LIBS='$(CHECK_LIBS)' GRADE_LDFLAGS='$(LDFLAGS)'
-GRADE_ARGS = --build $(BUILD) $(if $(EX),--ex $(EX)) \
-             $(if $(SUBMISSION),--submission $(SUBMISSION))
+            GRADE_CHECK_LIBS='$(CHECK_LIBS)' GRADE_LDFLAGS='$(LDFLAGS)' GRADE_BUILD='$(BUILD)'
+GRADE_ARGS = --build '$(BUILD)' $${EX:+--ex "$$EX"} $${SUBMISSION:+--submission "$$SUBMISSION"} $${GRADE_OUT:+--out "$$GRADE_OUT"}
 
-.PHONY: grade grade-only grade-check grade-selftest handout
+.PHONY: grade grade-only grade-check grade-selftest handout grade-class gradescope
 
-## grade — grade exercises/: a table and `Score: X/Y` (EX=NN one exercise; SUBMISSION=dir a student's copy, results in build/grade/NAME.json|.xml)
+## grade — grade exercises/ in a sandbox: a table and `Score: X/Y`, exit 1 below full (GRADE_EXIT0=1 keeps 0; EX=NN one exercise; SUBMISSION=dir a student's copy; results in build/grade/NAME.{txt,json,xml})
 grade: deps
 	@$(MAKE) --no-print-directory grade-only
 grade-only: $(LIB)
@@ -19,10 +22,19 @@ grade-only: $(LIB)
 grade-check: $(LIB)
 	@$(GRADE_ENV) scripts/grading/grade-check.sh --build $(BUILD)
 
-## grade-selftest — CI: the grader on broken submissions (no compile, endless loop or output, crash, missing file, partial answer; submission left untouched)
+## grade-selftest — CI: the grader against every attack (includes of real code, library kernels, forged output, writes outside, orphans, fork bombs, hung compiles, hostile names), the usual wrong answers, broken submissions, a class, Gradescope, and its JSON/XML
 grade-selftest: $(LIB)
 	@$(GRADE_ENV) tests/grader/run.sh
 
-## handout — build/normlab-handout.tar.gz for students: no solutions/, exercise regions in code/ stubbed
+## handout — build/normlab-handout.tar.gz for students: no solutions/, regions stubbed, builds and tests the students' exercises/ files, lists what is left, GitHub Classroom workflow
 handout:
 	@scripts/grading/exercises-handout.sh build/normlab-handout.tar.gz
+
+## grade-class — grade every student folder in SUBMISSIONS=DIR (2 at a time, each sandboxed): build/grade-class/gradebook.csv and reports/NAME.{txt,json,xml} (JOBS=N)
+grade-class: $(LIB)
+	@[ -n "$$SUBMISSIONS" ] || { echo "grade-class: say which folder: make grade-class SUBMISSIONS=path/to/class" >&2; exit 2; }
+	@$(GRADE_ENV) scripts/grading/grade-class.sh --build '$(BUILD)' --submissions "$$SUBMISSIONS" $${JOBS:+--jobs "$$JOBS"} $${GRADE_OUT:+--out "$$GRADE_OUT"}
+
+## gradescope — build/gradescope.zip: a Gradescope autograder (setup.sh, run_autograder) that grades uploads with this grader
+gradescope:
+	@scripts/grading/gradescope/make-zip.sh build/gradescope.zip

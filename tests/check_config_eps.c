@@ -77,6 +77,36 @@ START_TEST(nested_text_config)
 }
 END_TEST
 
+/* Both the root and text_config hold an eps: the language model's own
+ * (text_config) wins, whichever the file lists first. */
+START_TEST(text_config_before_the_root)
+{
+    nl_config c = parse_ok("{\"model_type\": \"llava\", \"rms_norm_eps\": 1e-06,"
+                           " \"text_config\": {\"model_type\": \"llama\", \"hidden_size\": 4096,"
+                           "   \"num_hidden_layers\": 32, \"rms_norm_eps\": 1e-05}}");
+    ck_assert_msg(strcmp(c.eps_key, "rms_norm_eps") != 0,
+                  "eps came from the root ('rms_norm_eps' = %g), but text_config has its own: "
+                  "look in the language model's object (text_config) first, the root only when "
+                  "it has none; a root value may belong to another part of the model", c.eps);
+    expect_eps(&c, 1e-5, "text_config.rms_norm_eps");
+}
+END_TEST
+
+/* An architecture in no table: the eps key's name is all there is to go on
+ * (exercise 04 finds it; it lives here, not in config_count, so that
+ * exercise 05's score does not depend on exercise 04). */
+START_TEST(unknown_is_a_guess)
+{
+    nl_config c;
+    ck_assert_msg(nl_config_read(FIX "families/unknown-rms.json", &c) == NL_OK, "%s", nl_last_error());
+    ck_assert_msg(c.guessed, "model_type 'my_new_arch' is in no table: the result must say it is a guess");
+    ck_assert_msg(c.shape.norm == NL_RMSNORM, "with only rms_norm_eps to go on, the guess is RMSNorm");
+    ck_assert_msg(c.note && strstr(c.note, "guess"), "the note should say it was guessed; it says: %s",
+                  c.note ? c.note : "(none)");
+    nl_config_free(&c);
+}
+END_TEST
+
 /* OLMo writes no eps and hard-codes 1e-5 in OlmoLayerNorm. */
 START_TEST(missing_key_is_the_default)
 {
@@ -204,6 +234,8 @@ Suite *nl_suite(void)
     tcase_add_test(tc, top_level_key);
     tcase_add_test(tc, every_key_spelling);
     tcase_add_test(tc, nested_text_config);
+    tcase_add_test(tc, text_config_before_the_root);
+    tcase_add_test(tc, unknown_is_a_guess);
     tcase_add_test(tc, missing_key_is_the_default);
     tcase_add_test(tc, missing_nested_key_ignores_other_towers);
     tcase_add_test(tc, key_name_is_not_the_kind);

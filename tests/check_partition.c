@@ -34,24 +34,52 @@ START_TEST(blocks_tile_the_rows)
 }
 END_TEST
 
+/* Names the usual unbalanced partitions: ceil-sized blocks (the last
+ * threads get few rows or none) and the leftover rows all given to the
+ * last thread. */
+static const char *imbalance_hint(size_t rows, size_t nt, const size_t *len)
+{
+    size_t ceil_size = (rows + nt - 1) / nt, base = rows / nt;
+    int is_ceil = 1, is_last = 1;
+    for (size_t t = 0; t < nt; t++) {
+        size_t start = t * ceil_size < rows ? t * ceil_size : rows;
+        size_t want_ceil = rows - start < ceil_size ? rows - start : ceil_size;
+        is_ceil &= len[t] == want_ceil;
+        is_last &= len[t] == (t + 1 < nt ? base : rows - (nt - 1) * base);
+    }
+    if (is_ceil)
+        return "These are blocks of ceil(rows / nthreads): the early threads take one row too many "
+               "each, and the last ones are left short or empty.";
+    if (is_last)
+        return "The last thread takes all rows % nthreads leftover rows on top of its block.";
+    return "";
+}
+
 START_TEST(blocks_are_balanced)
 {
     for (size_t a = 0; a < sizeof row_counts / sizeof row_counts[0]; a++)
         for (size_t b = 0; b < sizeof thread_counts / sizeof thread_counts[0]; b++) {
             size_t rows = row_counts[a], nt = thread_counts[b];
-            size_t smallest = (size_t)-1, largest = 0;
+            size_t smallest = (size_t)-1, largest = 0, total = 0, len[64];
             for (size_t t = 0; t < nt; t++) {
                 size_t begin, end;
                 nl_row_block(rows, nt, t, &begin, &end);
-                size_t len = end >= begin ? end - begin : 0;
-                smallest = len < smallest ? len : smallest;
-                largest = len > largest ? len : largest;
+                len[t] = end >= begin ? end - begin : 0;
+                total += len[t];
+                smallest = len[t] < smallest ? len[t] : smallest;
+                largest = len[t] > largest ? len[t] : largest;
             }
+            /* Empty blocks are balanced too: balance counts only once
+             * every row has a thread. */
+            ck_assert_msg(total == rows,
+                          "%zu rows over %zu threads: the blocks hold %zu rows in all, not %zu, "
+                          "so their balance means nothing yet. Every row needs a thread first.",
+                          rows, nt, total, rows);
             ck_assert_msg(largest - smallest <= 1,
-                          "%zu rows over %zu threads: blocks range from %zu to %zu rows. "
+                          "%zu rows over %zu threads: blocks range from %zu to %zu rows. %s "
                           "Give the rows %% nthreads leftover rows to different threads, one "
                           "each, so no thread waits for another by more than one row.",
-                          rows, nt, smallest, largest);
+                          rows, nt, smallest, largest, imbalance_hint(rows, nt, len));
         }
 }
 END_TEST

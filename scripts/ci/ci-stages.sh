@@ -6,7 +6,8 @@
 #   cross     make cross-test            aarch64 build, every suite under qemu (build-aarch64/)
 #   grading   make grade-check grade-selftest
 #                                        every starter fails, every solution scores full, and
-#                                        the grader survives broken submissions
+#                                        the sandboxed grader stops every attack and wrong
+#                                        answer of its self-tests (installs bubblewrap, zip, python3)
 #   book      make book SOLUTIONS=1      the PDF with its answer key, from the tested
 #                                        code (installs pandoc and TeX as root)
 #   fuzz      make fuzz FUZZ_SECONDS=25  the config reader under libFuzzer, ASan and
@@ -39,6 +40,7 @@ run_stage() {
         cross)    make -j"$jobs" cross-test WERROR=1 ;;
         grading)
             if make -n grade-check grade-selftest >/dev/null 2>&1; then
+                scripts/setup/deps.sh base grading &&
                 make -j"$jobs" grade-check && make -j"$jobs" grade-selftest
             else
                 echo "SKIPPED: no grade-check/grade-selftest targets in this tree"

@@ -2,11 +2,15 @@
 # exercises-handout.sh OUT.tar.gz — the course as students get it.
 #
 # Everything git knows about (tracked, or new and not ignored) except
-# solutions/, with one change: every code/ file holding an @exercise region
-# has the region's body replaced by its TODO and stub, markers kept. So the
-# answers are not in the tarball, yet `make book` still finds its snippets
-# (showing the stub) and `make exercises-check` still finds the starters
-# current. The check at the end fails if any solution slipped in.
+# solutions/, with these changes: every code/ file holding an @exercise
+# region has the region's body replaced by its TODO and stub, markers kept
+# (so the answers are not in the tarball, yet `make book` still finds its
+# snippets and `make exercises-check` finds the starters current); and
+# handout-tree.sh makes it a student's tree: the build compiles the
+# student's exercises/ files, `make` and `make test` list what is done and
+# what is left, the README speaks to students, and a GitHub Classroom
+# workflow grades each push. The check at the end fails if any solution
+# slipped in.
 set -eu
 out=${1:-build/normlab-handout.tar.gz}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +31,8 @@ done
 "$here/exercises.sh" list code | while read -r id file; do
     awk -v mode=handout -f "$here/../book/snippets.awk" "$file" >"$stage/$file"
 done
+
+"$here/handout-tree.sh" "$stage" || { echo "handout: could not turn the tree into a handout" >&2; exit 1; }
 
 mkdir -p "$(dirname "$out")"
 tar -czf "$out" -C "$tmp" normlab

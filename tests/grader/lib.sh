@@ -1,10 +1,13 @@
 # lib.sh — shared by the grader's self-tests (sourced, not run).
 # Each test builds a submission from the fixture kernels in
-# tests/grader/fixture/, breaks it in one way, grades it, and checks what
-# the grader printed. Runs from the repository root.
+# tests/grader/fixture/ (or from the course's own exercises), breaks it in
+# one way, grades it, and checks what the grader printed and wrote.
+# run.sh stages both trees once (STAGE_FIX, STAGE_REAL) and the tests
+# share them; run alone, a test stages its own. Runs from the repository root.
 set -u
 FIX=tests/grader/fixture
 T=$(mktemp -d "${TMPDIR:-/tmp}/normlab-selftest.XXXXXX")
+chmod 755 "$T"
 trap 'rm -rf "$T"' EXIT
 
 # A submission with the untouched starters of both fixture exercises.
@@ -17,11 +20,44 @@ solutions() {
     cp "$FIX/code/fixsum.c" "$1/98-fix-sum/"
     cp "$FIX/code/fixmax.c" "$1/99-fix-max/"
 }
-# grade SUBDIR: runs the grader on it, output in $T/out.txt, status in $rc.
+# The real code of course exercise ID, as a submission folder SUB/ID.
+real_solution() {
+    local f
+    mkdir -p "$1/$2"
+    for f in $(scripts/grading/exercises.sh list code | awk -v id="$2" '$1 == id { print $2 }'); do cp "$f" "$1/$2/"; done
+}
+# grade SUBDIR [grade.sh options]: the fixture exercises; output in
+# $T/out.txt, status in $rc, results in $T/results.
 grade() {
-    scripts/grading/grade.sh --submission "$1" --exercises "$FIX/exercises" --code "$FIX/code" \
-        --suites "$FIX/tests" --out "$T/results" >"$T/out.txt" 2>&1
+    local sub=$1; shift
+    scripts/grading/grade.sh --submission "$sub" --exercises "$FIX/exercises" --code "$FIX/code" \
+        --suites "$FIX/tests" --out "$T/results" ${STAGE_FIX:+--stage "$STAGE_FIX"} "$@" >"$T/out.txt" 2>&1
+    rc=$?
+}
+# grade_real SUBDIR EX: one course exercise.
+grade_real() {
+    scripts/grading/grade.sh --submission "$1" --ex "$2" --out "$T/results" --build "${GRADE_BUILD:-build}" \
+        ${STAGE_REAL:+--stage "$STAGE_REAL"} >"$T/out.txt" 2>&1
     rc=$?
 }
 fail() { echo "FAIL: $*"; echo "--- grader output:"; cat "$T/out.txt"; exit 1; }
 expect() { grep -qE -- "$1" "$T/out.txt" || fail "expected a line matching /$1/"; }
+reject() { ! grep -qE -- "$1" "$T/out.txt" || fail "did not expect a line matching /$1/"; }
+# fixsum FILE-CONTENT: the 98-fix-sum answer replaced by stdin.
+fixsum() { solutions "$T/sub"; cat >"$T/sub/98-fix-sum/fixsum.c"; }
+# A half-right 98-fix-sum: it sums positives only, passing "1, 2, 3" but
+# not "5, -2".
+positives_only() {
+    fixsum <<'C'
+#include <stddef.h>
+int nl_fixture_sum(const int *v, size_t n);
+int nl_fixture_sum(const int *v, size_t n)
+{
+    int s = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] > 0)
+            s += v[i];
+    return s;
+}
+C
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# driver.sh — inside the sandbox: build one exercise of one submission and
+# run its suites.  grade.sh runs it through sandbox.sh; it is trusted code
+# working on files that are not.
+#
+# Everything that decides points is written to descriptor 3 (the verdict
+# stream, a file of the grader outside the sandbox), before the student's
+# code first runs or by processes that never run it (runner.c):
+#   STATUS WORD TEXT   the exercise stops here (no file, compile error, ...)
+#   CHECK NAME P|F TEXT   a test the driver itself makes (objdump, symbols)
+#   SUITE NAME, then the runner's lines (T P|F|E TCASE:TEST:ITER MESSAGE, one
+#   per test, END N), RC NAME STATUS, and DONE at the end
+# What the student's code or the compiler prints goes to stdout: the log,
+# shown as feedback, capped by the grader, never parsed for points.
+#
+# Environment (grade.sh sets it): COMMON (shared stage: headers, harness,
+# suite and CLI objects, fixtures, kernels), EXDIR (this exercise: lib.a
+# without the graded files, files.txt, suites.txt, allowed-*.txt, conf.sh),
+# SUB (the student's folder for this exercise), SCRATCH (writable),
+# CC, CFLAGS, LDFLAGS, LDLIBS, CHECK_LIBS, ASAN (1: build with ASan),
+# COMPILE_TIMEOUT, RUN_TIMEOUT, MEM_MB.
+set -u
+verdict() { printf '%s\n' "$*" >&3; }
+stop() { verdict "STATUS $1|$2"; exit 0; }   # stop KIND TEXT
+. "$EXDIR/conf.sh"     # IMPLS, INSN_NAME, INSN_PATTERN, INSN_MESSAGE, ASAN
+
+isa_flags() {
+    case $1 in
+    *_avx2.c) echo "-mavx2 -mfma" ;;
+    *_avx512.c) echo "-mavx512f -mavx512dq -mavx512bw -mavx512vl -mfma" ;;
+    esac
+}
+# AddressSanitizer makes an out-of-bounds read fail its test; only for
+# exercises with C files (a kernel of OpenCL C runs in the device's runtime).
+san=()
+[ "${ASAN:-1}" = 1 ] && grep -q '\.c$' "$EXDIR/files.txt" && san=(-fsanitize=address -fno-omit-frame-pointer)
+
+mkdir -p "$SCRATCH/obj" "$SCRATCH/tests" "$SCRATCH/cl"
+objs=() cl=""
+while read -r src; do
+    [ -n "$src" ] || continue
+    base=${src##*/}
+    [ -f "$SUB/$base" ] || stop "no file" "the submission has no $base (or it is not a plain file under 1 MB)"
+    case $base in
+    *.c)
+        dir=.; case $src in */*) dir=${src%/*} ;; esac
+        inc=(-I"$COMMON/inc/include" -I"$COMMON/inc" -I"$COMMON/inc/$dir")
+        # The compiler reads what the student wrote (an #include of a FIFO,
+        # a file of gigabytes): bounded in time and memory, and kept away
+        # from the verdict.
+        for kind in plain run; do
+            extra=(); [ $kind = run ] && extra=("${san[@]}")
+            if ! ( ulimit -v $(( ${MEM_MB:-2048} * 1024 )); exec timeout -k 2 "${COMPILE_TIMEOUT:-30}" \
+                   $CC $CFLAGS $(isa_flags "$base") "${extra[@]}" "${inc[@]}" -c "$SUB/$base" \
+                   -o "$SCRATCH/obj/$kind-${base%.c}.o" ) 3>&- 2>&1; then
+                stop "compile error" "$base does not compile (or took more than ${COMPILE_TIMEOUT:-30} s): the compiler's message is below"
+            fi
+            [ $kind = plain ] && { "$COMMON/policy.sh" "$SCRATCH/obj/plain-${base%.c}.o" "$EXDIR" 3>&- ||
+                stop "not allowed" "$(cat "$SCRATCH/policy.txt" 2>/dev/null)"; }
+        done
+        objs+=("$SCRATCH/obj/run-${base%.c}.o")
+        if [ -n "${INSN_PATTERN:-}" ]; then
+            # The code must really use the instructions the exercise is
+            # about, as the data lab's checker inspects a puzzle's operators:
+            # the student's object (its static helpers included), disassembled.
+            n=$(objdump -d --no-show-raw-insn "$SCRATCH/obj/plain-${base%.c}.o" 2>/dev/null | grep -cE "$INSN_PATTERN")
+            if [ "$n" -gt 0 ]; then
+                verdict "CHECK insn:${INSN_NAME:-instructions} P $base uses $n of the required instructions"
+            else
+                verdict "CHECK insn:${INSN_NAME:-instructions} F $INSN_MESSAGE"
+            fi
+        fi ;;
+    *.cl)
+        cp "$COMMON"/cl/*.cl "$SCRATCH/cl/" 2>/dev/null
+        cp "$SUB/$base" "$SCRATCH/cl/$base"; cl=$SCRATCH/cl ;;
+    *) stop "unsupported" "only .c and .cl files can be graded ($src)" ;;
+    esac
+done <"$EXDIR/files.txt"
+
+ld_run() { timeout -k 2 "${COMPILE_TIMEOUT:-30}" $CC $LDFLAGS "${san[@]}" "$@" 3>&- 2>&1; }
+# The normlab program beside the suites, for tests that run it.
+if ls "$COMMON"/obj/cli/*.o >/dev/null 2>&1; then
+    ld_run -o "$SCRATCH/normlab" "$COMMON"/obj/cli/*.o "${objs[@]}" "$EXDIR/lib.a" $LDLIBS >"$SCRATCH/normlab-link.log" || { head -n 5 "$SCRATCH/normlab-link.log";
+        echo "grade: the normlab program does not link; tests that run it will fail"; }
+fi
+mkdir -p "$SCRATCH/tests" && ln -s "$COMMON/fixtures" "$SCRATCH/tests/fixtures"
+cd "$SCRATCH" || exit 2
+# Each suite runs in a PID namespace of its own, nested in the sandbox's
+# (sandbox.sh --nested): this shell also holds the verdict descriptor, and
+# from in there neither it nor its /proc entries can be seen (the runner
+# itself is not dumpable).
+export ASAN_OPTIONS="detect_leaks=0:hard_rss_limit_mb=${MEM_MB:-2048}:allocator_may_return_null=1:abort_on_error=0"
+export POCL_CACHE_DIR=$SCRATCH/pocl CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-20}
+while read -r suite; do
+    [ -n "$suite" ] || continue
+    verdict "SUITE $suite"
+    if ! ld_run -o "$SCRATCH/tests/check_$suite" "$COMMON/obj/suites/check_$suite.o" "$COMMON"/obj/harness/*.o \
+            "${objs[@]}" "$EXDIR/lib.a" $CHECK_LIBS $LDLIBS; then
+        stop "link error" "the suite $suite does not link with the submission: the linker's message is below"
+    fi
+    env NL_VERDICT_FD=3 NL_SUITE_NAME="$suite" NL_IMPLS="${IMPLS:-}" ${cl:+NORMLAB_CL_KERNELS="$cl"} \
+        timeout -k 2 "${RUN_TIMEOUT:-120}" "$COMMON/sandbox.sh" --nested -- "$SCRATCH/tests/check_$suite" </dev/null 2>&1
+    verdict "RC $suite $?"
+done <"$EXDIR/suites.txt"
+verdict "DONE"

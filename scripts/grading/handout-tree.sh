@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# handout-tree.sh DIR — turn a staged copy of the course (DIR, made by
+# exercises-handout.sh, solutions already out) into the students' tree:
+#
+#   mk/zz-handout.mk   builds each exercise's code/ file from the student's
+#                      exercises/NN-slug/<file> (and embeds their .cl), so
+#                      make, make test and make book run THEIR code; `make`
+#                      builds and lists the exercises done and left
+#                      (handout-status.sh) instead of running the demo on
+#                      stubs; "zz": included after mk/opencl.mk
+#   Makefile           make test ends with that list (handout-test.sh)
+#   README.md          the instructors' section and solutions/ taken out,
+#                      a "Your handout" section put in
+#   .github/workflows/classroom.yml   GitHub Classroom: each push graded in
+#                      the sandbox, one autograding test per exercise
+# Every edit is checked: a Makefile or README that no longer has the text
+# replaced fails the handout rather than shipping a half-made one.
+set -eu
+dir=$1
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+cd "$dir"
+
+mk=mk/zz-handout.mk
+{
+    echo '# zz-handout.mk — only in the students'"'"' handout (scripts/grading/handout-tree.sh).'
+    echo '# Each exercise'"'"'s code is compiled from your file in exercises/, so that'
+    echo '# make, make test, make book and normlab run your code.'
+    echo
+    "$here/exercises.sh" list code | while read -r id file; do
+        base=${file##*/}
+        case $file in
+        *.c)
+            printf '$(BUILD)/obj/%s: exercises/%s/%s $(FLAGS_STAMP)\n' "${file%.c}.o" "$id" "$base"
+            printf '\t@mkdir -p $(@D)\n\t$(call say,CC,$<)\n'
+            printf '\t$(Q)$(CC) $(ALL_CFLAGS) $(ISA_FLAGS) -I%s -MMD -MP -c $< -o $@\n\n' "$(dirname "$file")" ;;
+        *.cl)
+            printf 'CL_KERNELS := $(filter-out %s,$(CL_KERNELS)) exercises/%s/%s\n' "$file" "$id" "$base"
+            printf '$(CL_EMBED_C): exercises/%s/%s\n\n' "$id" "$base" ;;
+        esac
+    done
+    cat <<'MK'
+.DEFAULT_GOAL := handout-all
+.PHONY: handout-all handout-status
+## handout-all — (the handout's `make`) build your code and list the exercises done and left
+handout-all: deps
+	@$(MAKE) --no-print-directory build
+	@scripts/grading/handout-status.sh $(BUILD)
+## handout-status — which exercises are done, in progress, not started
+handout-status: build
+	@scripts/grading/handout-status.sh $(BUILD)
+MK
+} >"$mk"
+
+# A handout made from a handout (its `make handout`, check_course) is
+# already edited: each edit is skipped when its result is there.
+if ! grep -q 'scripts/grading/handout-test.sh' Makefile; then
+    grep -q '^	@scripts/ci/run-tests.sh $(BUILD)/tests $(TESTS)$' Makefile
+    sed -i 's|^	@scripts/ci/run-tests.sh $(BUILD)/tests $(TESTS)$|	@scripts/grading/handout-test.sh $(BUILD)/tests $(TESTS)|' Makefile
+fi
+if ! grep -q '^## Your handout' README.md; then
+    grep -q '<!-- instructors:begin -->' README.md
+    sed -i '/<!-- instructors:begin -->/,/<!-- instructors:end -->/d' README.md
+    sed -i '/^| `solutions\/` |/d; s/ (`SOLUTIONS=1` adds the answer key; / (/' README.md
+    sed -i 's/^make          # installs missing packages (as root; otherwise prints the apt-get command), builds, runs `normlab demo`$/make          # installs missing packages (as root; otherwise prints the apt-get command), builds YOUR code, lists the exercises done and left/' README.md
+    grep -q 'builds YOUR code' README.md
+    awk '/^## Start here/ && !done { print "## Your handout\n\nThis is the course as a student gets it: the answers are not in it. Each\nexercise is a file in `exercises/NN-slug/` (its README says what to do), and\nthe build compiles YOUR file in place of the course'"'"'s own, so everything runs\nyour code:\n\n- `make` builds and lists the exercises done, in progress and not started;\n- `make test` runs every suite on your code and ends with the same list\n  (green once every exercise is done);\n- `make grade EX=NN` scores exercise NN as the course'"'"'s grader does, in a\n  sandbox, with feedback that names the likely mistake first;\n- `make book` prints the book with your code in its listings (and numbers\n  computed by your code: a stub shows as nan until you write it).\n\nIf your course uses GitHub Classroom, each push is graded by\n`.github/workflows/classroom.yml` (one test per exercise).\n"; done = 1 } { print }' README.md >README.md.tmp && mv README.md.tmp README.md
+fi
+
+mkdir -p .github/workflows
+{
+    cat <<'YML'
+# GitHub Classroom autograding (written by scripts/grading/handout-tree.sh).
+# One test per exercise: `make grade-only EX=NN` exits 0 only at full marks
+# (classroom-resources/autograding-command-grader scores a test by its exit
+# status); the full report of every push is in the job log and in the
+# uploaded artifact (build/grade: JSON, JUnit XML, text).  The grader runs
+# each submission in bubblewrap, entered as root through sudo.
+name: Autograding Tests
+'on':
+- push
+- repository_dispatch
+permissions:
+  checks: write
+  actions: read
+  contents: read
+jobs:
+  run-autograding-tests:
+    runs-on: ubuntu-latest
+    if: github.actor != 'github-classroom[bot]'
+    steps:
+    - name: Checkout code
+      uses: actions/checkout@v4
+    - name: Install and build
+      run: sudo scripts/setup/deps.sh base && make -j2 build
+YML
+    ids=()
+    for cfile in exercises/*/exercise.conf; do
+        id=$(basename "$(dirname "$cfile")") n=${id%%-*}
+        ids+=("ex$n")
+        printf '    - name: %s\n      id: ex%s\n      uses: classroom-resources/autograding-command-grader@v1\n' "$id" "$n"
+        printf '      with:\n        test-name: %s\n        setup-command: ""\n' "$id"
+        printf '        command: sudo -E make --no-print-directory grade-only EX=%s\n        timeout: 10\n        max-score: %s\n' \
+            "$n" "$(conf "$cfile" points)"
+    done
+    printf '    - name: Autograding Reporter\n      uses: classroom-resources/autograding-grading-reporter@v1\n      env:\n'
+    for i in "${ids[@]}"; do
+        printf '        %s_RESULTS: "${{ steps.%s.outputs.result }}"\n' "$(tr a-z A-Z <<<"$i")" "$i"
+    done
+    printf '      with:\n        runners: %s\n' "$(IFS=,; echo "${ids[*]}")"
+    printf '    - name: Reports\n      if: always()\n      uses: actions/upload-artifact@v4\n      with:\n        name: grade\n        path: build/grade\n'
+} >.github/workflows/classroom.yml

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# stage.sh STAGE — what the sandbox may see, built once per grading run
+# (grade.sh calls it; a class shares one).
+#
+#   STAGE/common   headers of the code tree, the harness (its main renamed
+#                  for runner.c), every suite and the CLI as objects, test
+#                  fixtures, the OpenCL kernels that no exercise grades,
+#                  driver.sh, policy.sh and sandbox.sh (for --nested)
+#   STAGE/ex/ID    per exercise: lib.a (the library without the files the
+#                  exercise grades), files.txt, suites.txt, conf.sh, and the
+#                  calls and globals the real code has (allowed-*.txt)
+#
+# No .c file of the code tree and nothing of solutions/ is copied: the
+# sandbox sees the library only as objects, and for exercise ID not even
+# the objects of ID's own files.  Everything here is built outside the
+# sandbox from trusted sources, with the Makefile's flags.
+#
+# Environment: as grade.sh (CC, GRADE_CFLAGS, ...), and EXDIR, CODE, SUITES,
+# BUILD, EX_FILTER set by it.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+stage=$1
+c=$stage/common
+mkdir -p "$c/inc" "$c/obj/harness" "$c/obj/suites" "$c/obj/cli" "$c/cl" "$stage/ex" || exit 2
+
+(cd "$CODE" && find . -name '*.h' | while read -r h; do mkdir -p "$c/inc/${h%/*}" && cp "$h" "$c/inc/$h"; done)
+cp -R tests/fixtures "$c/fixtures" 2>/dev/null || mkdir -p "$c/fixtures"
+cp "$here/driver.sh" "$here/policy.sh" "$here/sandbox.sh" "$c/"
+
+cc_quiet() { "$CC" "$@" >"$stage/cc.log" 2>&1 || { echo "grade: cannot build the grader's own part:" >&2; cat "$stage/cc.log" >&2; exit 2; }; }
+for h in tests/harness/*.c; do
+    cc_quiet $cflags -Itests/harness -Dmain=nl_harness_main -c "$h" -o "$c/obj/harness/$(basename "${h%.c}").o"
+done
+cc_quiet $cflags -c "$here/runner.c" -o "$c/obj/harness/runner.o"
+for o in "$BUILD"/obj/code/cli/*.o; do
+    [ -f "$o" ] && [ -f "code/cli/$(basename "${o%.o}").c" ] && cp "$o" "$c/obj/cli/"
+done
+
+# Every .c and .cl file an exercise grades, as "ID PATH-UNDER-CODE".
+graded=$("$here/exercises.sh" list "$CODE") || exit 2
+graded=$(printf '%s\n' "$graded" | sed "s|^\([^ ]*\) $CODE/|\1 |")
+printf '%s\n' "$graded" | awk '{ print $2 }' | grep '\.cl$' >"$stage/graded-cl.txt"
+for k in code/opencl/kernels/*.cl; do
+    [ -f "$k" ] || continue
+    grep -qx "opencl/kernels/${k##*/}" "$stage/graded-cl.txt" || cp "$k" "$c/cl/"
+done
+
+# The library objects, one per library source, and the generated ones.
+lib_objs=()
+while read -r src; do
+    [ -f "$BUILD/obj/${src%.c}.o" ] && lib_objs+=("$BUILD/obj/${src%.c}.o")
+done < <(find code -name '*.c' ! -path 'code/cli/*' | LC_ALL=C sort)
+while read -r o; do lib_objs+=("$o"); done < <(find "$BUILD/obj" -name '*.o' ! -path "$BUILD/obj/code/*" \
+    ! -path "$BUILD/obj/tests/*" ! -path "$BUILD/obj/scripts/*" 2>/dev/null | LC_ALL=C sort)
+[ ${#lib_objs[@]} -gt 0 ] || { echo "grade: no library objects in $BUILD/obj; run make build first" >&2; exit 2; }
+
+for cfile in $(exercise_confs); do
+    id=$(basename "$(dirname "$cfile")") e=$stage/ex/$id
+    mkdir -p "$e"
+    printf '%s\n' "$graded" | awk -v id="$id" '$1 == id { print $2 }' >"$e/files.txt"
+    conf "$cfile" suite | tr ', ' '\n\n' | grep -v '^$' >"$e/suites.txt"
+    {
+        printf 'IMPLS=%q\n' "$(conf "$cfile" impls)"
+        printf 'INSN_NAME=%q\nINSN_PATTERN=%q\nINSN_MESSAGE=%q\n' "$(conf "$cfile" insn_name)" \
+            "$(conf "$cfile" insn_pattern)" "$(conf "$cfile" insn_message)"
+        printf 'ASAN=%q\n' "$([ "$(conf "$cfile" asan)" = no ] && echo 0 || echo 1)"
+    } >"$e/conf.sh"
+    keep=()
+    for o in "${lib_objs[@]}"; do
+        grep -qx "${o#"$BUILD/obj/code/"}" <(sed 's/\.c$/.o/' "$e/files.txt") || keep+=("$o")
+    done
+    ar rcs "$e/lib.a" "${keep[@]}" || exit 2
+    # What the real code calls and defines: the most an answer may.
+    printf '%s\n' $SAFE_CALLS $(conf "$cfile" allow) >"$e/allowed-undef.txt"
+    : >"$e/allowed-def.txt"
+    while read -r src; do
+        case $src in *.c) ;; *) continue ;; esac
+        cc_quiet $cflags $(isa_flags "$src") -I"$CODE/include" -I"$CODE" -I"$CODE/$(dirname "$src")" \
+            -c "$CODE/$src" -o "$e/real.o"
+        nm -u "$e/real.o" | awk '{ print $NF }' | sed 's/@.*//' >>"$e/allowed-undef.txt"
+        nm -g --defined-only "$e/real.o" | awk '{ print $NF }' >>"$e/allowed-def.txt"
+        rm -f "$e/real.o"
+    done <"$e/files.txt"
+    while read -r s; do
+        [ -f "$SUITES/check_$s.c" ] || { echo "grade: $SUITES/check_$s.c does not exist ($cfile: suite = $s)" >&2; exit 2; }
+        [ -f "$c/obj/suites/check_$s.o" ] ||
+            cc_quiet $cflags -Itests/harness -c "$SUITES/check_$s.c" -o "$c/obj/suites/check_$s.o"
+    done <"$e/suites.txt"
+done
+chmod -R a+rX "$stage"

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# make grade-class on a generated class of six (complete, flat upload,
+# partial, broken, hostile, handout layout): the gradebook has one row per
+# student with the total each must get, and a report per student.
+. tests/grader/lib.sh
+bash tests/grader/make-class.sh 6 "$T/class"
+scripts/grading/grade-class.sh --submissions "$T/class" --out "$T/out" --build "${GRADE_BUILD:-build}" >"$T/out.txt" 2>&1 ||
+    fail "grade-class failed"
+while IFS=$'\t' read -r who want; do
+    row=$(grep "^\"$who\"," "$T/out/gradebook.csv") || fail "no gradebook row for $who"
+    got=$(awk -F, '{ print $(NF - 1) }' <<<"$row")
+    [ "$got" = "$want" ] || fail "$who: total $got, expected $want ($row)"
+    [ -s "$T/out/reports/$who.json" ] && [ -s "$T/out/reports/$who.xml" ] || fail "no reports for $who"
+done <"$T/class.expected"
+head -n1 "$T/out/gradebook.csv" | grep -q '^student,01-layernorm-mean,.*,total,max$' || fail "gradebook header: $(head -n1 "$T/out/gradebook.csv")"
+! pgrep -f 'sleep 600' >/dev/null || fail "the hostile student's setsid sleep outlived grading"
