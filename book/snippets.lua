@@ -8,10 +8,16 @@
 --
 -- scripts/book/book.sh puts `<!-- source: FILE -->` before each chapter so the
 -- filter can say which chapter asked. The same markers let it demote the
--- headings of solutions under one "Answer key" appendix.
+-- headings of solutions under the book's one "Answer key" appendix (the
+-- web edition gives each solution its own page, undemoted).
 
 local source = "?"
+local in_answer_key = false
 local is_latex = FORMAT:match("latex") ~= nil
+-- In HTML, a listing's file name links to the file in the repository tree:
+-- BOOK_SOURCE_ROOT is the path from the page to the repository's root
+-- (scripts/book/book.sh and scripts/web/web.sh set it); unset, no link.
+local source_root = os.getenv("BOOK_SOURCE_ROOT")
 
 -- Text for a LaTeX argument: the characters TeX would read as commands.
 local function tex(s)
@@ -78,7 +84,11 @@ local function pull(block)
   if is_latex then
     return fitted({pandoc.RawBlock("latex", "\\snippetfile{\\texttt{" .. tex(file) .. "}}{" .. range .. "}"), code}, body, "snippet " .. name)
   end
-  local head = pandoc.Para({pandoc.Code(file), pandoc.Str(", lines " .. first .. "–" .. last)})
+  local name_el = pandoc.Code(file)
+  if source_root then
+    name_el = pandoc.Link({name_el}, source_root .. "/" .. file, "", pandoc.Attr("", {"source"}, {}))
+  end
+  local head = pandoc.Para({name_el, pandoc.Str(", lines " .. first .. "–" .. last)})
   return {pandoc.Div({head, code}, pandoc.Attr("", {"listing"}, {}))}
 end
 
@@ -130,9 +140,10 @@ function Pandoc(doc)
     if src then
       source = src
     elseif key then
+      in_answer_key = true
       if is_latex then table.insert(out, pandoc.RawBlock("latex", "\\appendix")) end
     else
-      if block.t == "Header" and source:match("^solutions/") then
+      if block.t == "Header" and in_answer_key and source:match("^solutions/") then
         block.level = block.level + 1
       end
       local walked = pandoc.walk_block(block, {CodeBlock = expand})
