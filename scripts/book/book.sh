@@ -37,7 +37,7 @@ fi
 
 date=$(git log -1 --format=%cs 2>/dev/null || date +%F)
 common="--from=markdown+tex_math_dollars --metadata-file=book/metadata.yaml
-  --lua-filter=book/snippets.lua --lua-filter=book/boxes.lua --toc --number-sections
+  --lua-filter=book/snippets.lua --lua-filter=book/boxes.lua --lua-filter=book/layout.lua --toc --number-sections
   --top-level-division=chapter --highlight-style=pygments --resource-path=.:chapters:${BUILD:-build}"
 case $fmt in
 pdf)
