@@ -16,7 +16,7 @@ set -eu
 out=${1:?usage: web.sh OUTDIR [--solutions]}
 solutions=${2:-}
 build=${BUILD:-build}
-work=$build/web-work
+work=$build/$(basename "$out")-work
 rm -rf "$out" "$work"
 mkdir -p "$out" "$work"
 web=book/web
@@ -158,7 +158,12 @@ while read -r src page kind rest; do
         --lua-filter=book/snippets.lua --lua-filter=book/boxes.lua --lua-filter=$web/web.lua \
         --mathml --highlight-style=pygments -M "pagetitle=$ptitle · One Word Less" -M "kind=$kind" \
         --include-before-body="$work/$page.before" --include-after-body="$work/$page.after" \
-        "$work/$page.md" -o "$out/$page"
+        "$work/$page.md" -o "$work/$page"
+    # texmath writes \mathrm{RMS} as <mstyle mathvariant="normal"> around
+    # single-letter <mi>s, and MathML Core (Chromium) ignores mathvariant
+    # on mstyle, so RMS came out in italics: put it on each <mi>.
+    perl -pe 's{<mstyle mathvariant="normal">((?:<mi>[^<]*</mi>)+)</mstyle>}{my $m = $1; $m =~ s/<mi>/<mi mathvariant="normal">/g; $m}ge' \
+        "$work/$page" >"$out/$page"
 done <"$pages"
 
 cp $web/style.css $web/search.js "$out/"
