@@ -10,7 +10,8 @@ at 1100 and at 400 pixels wide, and fails when
   - a formula did not render (MathML with an <merror>, a math element with
     no size, or pandoc's fallback of raw TeX in a span.math),
   - the page asks for anything that is not a local file (any network fetch),
-  - a script on the page throws.
+  - a script on the page throws,
+  - the search box finds nothing for a word the course uses.
 It saves a screenshot of the top of every page at both widths (and in the
 dark theme at 1100 px), and one of every figure, under --shots.
 
@@ -136,10 +137,16 @@ PAGE_REPORT = r"""
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   const vw = document.documentElement.clientWidth;
   const wide = [];
+  // inside a box that scrolls and itself fits: not what widens the page
+  const clipped = el => {
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement)
+      if (getComputedStyle(a).overflowX !== 'visible' && a.getBoundingClientRect().right <= vw + 1) return true;
+    return false;
+  };
   if (document.documentElement.scrollWidth > vw) {
     for (const el of document.querySelectorAll('body *')) {
       const r = el.getBoundingClientRect();
-      if (r.width > 0 && r.right > vw + 1) {
+      if (r.width > 0 && r.right > vw + 1 && !clipped(el)) {
         // the outermost offender only: its children stick out with it
         if (!wide.some(w => w.el.contains(el))) wide.push({el, right: Math.round(r.right)});
       }
@@ -270,6 +277,20 @@ def main():
                                      {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}, session=True)
                         browser.evaluate("window.scrollTo(0, 0); new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
                         shot(browser, os.path.join(shots, f"{stem}-{width}-dark.png"))
+        # The search box: a word every edition has must find sections, and
+        # the links it offers must lead somewhere (checked with the others).
+        browser.call("Page.navigate", {"url": "file://" + urllib.parse.quote(os.path.join(site, pages[0]))}, session=True)
+        browser.wait_event("Page.loadEventFired")
+        found = browser.evaluate("""(() => { const q = document.getElementById('q');
+            if (!q) return null; q.value = 'variance'; q.dispatchEvent(new Event('input'));
+            return [...document.querySelectorAll('#results a')].map(a => ({href: a.href, raw: a.getAttribute('href'),
+                                                                          text: a.textContent.trim().slice(0, 50)})); })()""")
+        if found is None:
+            problems.append(f"{pages[0]}: no search box (#q)")
+        elif not found:
+            problems.append(f"{pages[0]}: searching for 'variance' found nothing; is search-index.js there and filled?")
+        else:
+            links_of["search results"] = found
     finally:
         browser.close()
 
