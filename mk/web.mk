@@ -3,7 +3,7 @@
 # (mk/book.mk), and its test in a real browser.
 
 WEB_DIR := $(BUILD)/web$(if $(filter 1,$(SOLUTIONS)),-solutions)
-WEB_SHOTS := $(BUILD)/web-shots
+WEB_SHOTS := $(BUILD)/web-shots$(if $(filter 1,$(SOLUTIONS)),-solutions)
 WEB_DEPS := base web
 
 .PHONY: web web-only web-test web-test-only

@@ -37,8 +37,25 @@ local function read_map(path)
 end
 
 local pages = read_map(os.getenv("WEB_PAGES"))
-local ids = read_map(os.getenv("WEB_IDS"))
 local this_page = pages[source] or ""
+
+-- Anchors: the page that holds each one (the first, where several pages
+-- have an anchor of the same name, such as every exercise's #goal), and
+-- this page's own, which a #link on this page always means.
+local ids, own_ids = {}, {}
+do
+  local f = os.getenv("WEB_IDS") and io.open(os.getenv("WEB_IDS"), "r")
+  if f then
+    for line in f:lines() do
+      local id, page = line:match("^(%S+)%s+(%S+)$")
+      if id then
+        ids[id] = ids[id] or page
+        if page == this_page then own_ids[id] = true end
+      end
+    end
+    f:close()
+  end
+end
 
 local function exists(path)
   local f = io.open(path, "rb")
@@ -65,9 +82,8 @@ local function retarget(target)
   if target:match("^%a[%w+.-]*:") then return target end   -- http:, mailto:
   if target:sub(1, 1) == "#" then
     local id = target:sub(2)
-    local page = ids[id]
-    if page and page ~= this_page then return page .. target end
-    return target
+    if own_ids[id] or not ids[id] then return target end
+    return ids[id] .. target
   end
   local path, frag = target:match("^([^#]*)(#?.*)$")
   local resolved = normalize(here .. "/" .. path)
