@@ -13,8 +13,8 @@
 set -eu
 numbers=${NUMBERS:-/dev/null}
 
-conf() { awk -v k="$2" -F= '{ sub(/#.*/, "") } { key = $1; gsub(/[ \t]/, "", key) }
-    key == k { v = substr($0, index($0, "=") + 1); gsub(/^[ \t]+|[ \t]+$/, "", v); print v; exit }' "$1"; }
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
 
 # The first paragraph under "## Goal" of an exercise README (or, lacking
 # that heading, the first paragraph after the title), on one line.

@@ -27,12 +27,8 @@ if [ "$solutions" = --solutions ] && [ -z "$(ls solutions/[0-9][0-9]-*.md 2>/dev
     echo "web: SOLUTIONS=1 but there is no solutions/NN-*.md here (a student handout has none)" >&2; exit 1
 fi
 
-conf() { awk -v k="$2" -F= '{ sub(/#.*/, "") } { key = $1; gsub(/[ \t]/, "", key) }
-    key == k { v = substr($0, index($0, "=") + 1); gsub(/^[ \t]+|[ \t]+$/, "", v); print v; exit }' "$1"; }
-title_of() {   # the first level-1 heading, without its {#id} and markup
-    awk '/^# / { sub(/^# /, ""); sub(/[ \t]*\{[^}]*\}[ \t]*$/, ""); gsub(/[`*]/, ""); print; exit }' "$1"
-}
-html_escape() { sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g; s/"/\&quot;/g'; }
+# shellcheck source=../book/common.sh
+. scripts/book/common.sh
 
 # The pages, in reading order: "SOURCE PAGE KIND LABEL|TITLE" lines.
 pages=$work/pages.txt
@@ -40,7 +36,7 @@ pages=$work/pages.txt
     printf 'README.md index.html index |One Word Less\n'
     for ch in $chapters; do
         nn=$(basename "$ch" | cut -c1-2); n=$(echo "$nn" | sed 's/^0//')
-        printf '%s %s chapter %s|%s\n' "$ch" "$(basename "$ch" .md).html" "$n" "$(title_of "$ch")"
+        printf '%s %s chapter %s|%s\n' "$ch" "$(basename "$ch" .md).html" "$n" "$(title_of "$ch" | tr -d '`*')"
         for c in $(ls exercises/*/exercise.conf 2>/dev/null | LC_ALL=C sort); do
             [ "$(conf "$c" chapter)" = "$n" ] || continue
             id=$(basename "$(dirname "$c")")
@@ -91,40 +87,10 @@ while read -r src page kind rest; do
     WEB_SOURCE=$src WEB_PASS=ids pandoc $reader --lua-filter=$web/web.lua -t native -o /dev/null "$work/$page.md"
 done <"$pages"
 
-# The navigation every page carries: the course, with this page marked.
-nav() {   # nav PAGE
-    printf '<nav id="toc" class="toc" aria-label="Course contents">\n<p class="toc-title"><a href="index.html">One Word Less</a></p>\n<ol>\n'
-    awk -v cur="$1" '
-        function esc(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); return s }
-        { src = $1; page = $2; kind = $3; rest = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", rest)
-          label = rest; sub(/\|.*/, "", label); title = rest; sub(/^[^|]*\|/, "", title) }
-        kind == "index" { next }
-        { mark = (page == cur) ? " class=\"current\" aria-current=\"page\"" : "" }
-        kind == "chapter" {
-            if (open) print "</ol></li>"; else if (started) print "</li>"
-            printf "<li><a href=\"%s\"%s><span class=\"num\">%s</span> %s</a>", page, mark, label, esc(title)
-            started = 1; open = 0; next }
-        { if (!open) { print "<ol class=\"sub\">"; open = 1 }
-          printf "<li><a href=\"%s\"%s>%s %s: %s</a></li>\n", page, mark, (kind == "exercise" ? "Exercise" : "Solution"), label, esc(title) }
-        END { if (open) print "</ol></li>"; else if (started) print "</li>" }' "$pages"
-    printf '</ol>\n</nav>\n'
-}
-
-pager() {   # pager PAGE: previous and next page in reading order
-    awk -v cur="$1" '
-        function esc(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); return s }
-        { page[NR] = $2; kind = $3; rest = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", rest)
-          label = rest; sub(/\|.*/, "", label); title = rest; sub(/^[^|]*\|/, "", title)
-          name[NR] = (kind == "index" ? "Contents" : kind == "chapter" ? label ". " title : \
-                      (kind == "exercise" ? "Exercise " : "Solution ") label ": " title)
-          if ($2 == cur) at = NR }
-        END {
-            print "<nav class=\"pager\" aria-label=\"Previous and next page\">"
-            if (at > 1) printf "<a class=\"prev\" rel=\"prev\" href=\"%s\"><span>Previous</span>%s</a>\n", page[at - 1], esc(name[at - 1])
-            else print "<span></span>"
-            if (at < NR) printf "<a class=\"next\" rel=\"next\" href=\"%s\"><span>Next</span>%s</a>\n", page[at + 1], esc(name[at + 1])
-            print "</nav>" }' "$pages"
-}
+# The navigation every page carries (scripts/web/nav.awk): the course
+# contents with this page marked, and the previous and next pages.
+nav() { awk -v mode=toc -v cur="$1" -f scripts/web/nav.awk "$pages"; }
+pager() { awk -v mode=pager -v cur="$1" -f scripts/web/nav.awk "$pages"; }
 
 header() {
     cat <<'HTML'
