@@ -195,8 +195,8 @@ local function search_records(doc)
   local out = assert(io.open(file, "a"))
   local id, title, text = "", pandoc.utils.stringify(doc.meta.pagetitle or ""), {}
   local function flush()
-    local body = table.concat(text, " "):gsub("%s+", " ")
-    if title ~= "" or body ~= "" then
+    local body = table.concat(text, " "):gsub("%-%-%-+", " "):gsub("%s+", " ")
+    if body ~= "" then
       out:write("{\"p\":", json_string(this_page .. (id ~= "" and "#" .. id or "")),
         ",\"t\":", json_string(title), ",\"x\":", json_string(body), "}\n")
     end
@@ -206,7 +206,9 @@ local function search_records(doc)
       flush()
       id, title, text = b.identifier, pandoc.utils.stringify(b.content):gsub("#$", ""), {}
     elseif b.t ~= "RawBlock" then
-      table.insert(text, pandoc.utils.stringify(b))
+      -- plain text keeps the spaces between table cells that stringify drops
+      local ok, plain = pcall(pandoc.write, pandoc.Pandoc({b}), "plain")
+      table.insert(text, ok and plain or pandoc.utils.stringify(b))
     end
   end
   flush()
