@@ -1,6 +1,6 @@
 // search.js — the search box of the web edition, offline: the index is
 // search-index.js (window.NL_SEARCH, one record per section: page#anchor,
-// heading, text), written by scripts/web/web.sh, loaded as a script so that
+// heading, page title, text), written by scripts/web/web.sh, loaded as a script so that
 // it works from file:// where fetch() of a JSON file does not.
 (function () {
   "use strict";
@@ -37,9 +37,11 @@
       a.href = r.p;
       var b = document.createElement("b");
       b.textContent = r.t || r.p;
+      var c = document.createElement("i");
+      c.textContent = r.c && r.c !== r.t ? r.c : "";
       var s = document.createElement("small");
       s.textContent = excerpt(r.x, words[0]);
-      a.appendChild(b); a.appendChild(s); li.appendChild(a); list.appendChild(li);
+      a.appendChild(b); a.appendChild(c); a.appendChild(s); li.appendChild(a); list.appendChild(li);
     });
     list.hidden = false;
   }

@@ -180,8 +180,8 @@ local function table_box(el)
   return pandoc.Div({el}, pandoc.Attr("", {"scroll"}, {}))
 end
 
--- One search record per section: the page, the anchor, the heading and
--- the text under it, as a line of JSON.
+-- One search record per section: the page and anchor (p), the heading
+-- (t), the page's title (c) and the text under it (x), a line of JSON.
 local function json_string(s)
   return '"' .. s:gsub('[%c"\\]', function(c)
     if c == '"' then return '\\"' elseif c == "\\" then return "\\\\" end
@@ -193,12 +193,13 @@ local function search_records(doc)
   local file = os.getenv("WEB_SEARCH")
   if not file then return end
   local out = assert(io.open(file, "a"))
-  local id, title, text = "", pandoc.utils.stringify(doc.meta.pagetitle or ""), {}
+  local page_title = pandoc.utils.stringify(doc.meta.pagetitle or ""):gsub(" · .*$", "")
+  local id, title, text = "", page_title, {}
   local function flush()
     local body = table.concat(text, " "):gsub("%-%-%-+", " "):gsub("%s+", " ")
     if body ~= "" then
       out:write("{\"p\":", json_string(this_page .. (id ~= "" and "#" .. id or "")),
-        ",\"t\":", json_string(title), ",\"x\":", json_string(body), "}\n")
+        ",\"t\":", json_string(title), ",\"c\":", json_string(page_title), ",\"x\":", json_string(body), "}\n")
     end
   end
   for _, b in ipairs(doc.blocks) do

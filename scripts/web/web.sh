@@ -125,10 +125,14 @@ while read -r src page kind rest; do
         --mathml --highlight-style=pygments -M "pagetitle=$ptitle · One Word Less" -M "kind=$kind" \
         --include-before-body="$work/$page.before" --include-after-body="$work/$page.after" \
         "$work/$page.md" -o "$work/$page"
-    # texmath writes \mathrm{RMS} as <mstyle mathvariant="normal"> around
-    # single-letter <mi>s, and MathML Core (Chromium) ignores mathvariant
-    # on mstyle, so RMS came out in italics: put it on each <mi>.
-    perl -pe 's{<mstyle mathvariant="normal">((?:<mi>[^<]*</mi>)+)</mstyle>}{my $m = $1; $m =~ s/<mi>/<mi mathvariant="normal">/g; $m}ge' \
+    # Two things texmath writes that MathML Core (Chromium) draws unlike TeX:
+    # \mathrm{RMS} as <mstyle mathvariant="normal"> around single-letter
+    # <mi>s (mathvariant on mstyle is ignored, so RMS came out in italics:
+    # it goes on each <mi>), and every bracket pair as a stretchy operator
+    # (stretched, E[x] was drawn E [ x ]); in TeX a bracket stretches only
+    # after \left or \right, so elsewhere it is made not stretchy.
+    perl -0777 -pe 's{<mstyle mathvariant="normal">((?:<mi>[^<]*</mi>)+)</mstyle>}{my $m = $1; $m =~ s/<mi>/<mi mathvariant="normal">/g; $m}ge;
+        s{(<math .*?</math>)}{my $m = $1; $m =~ s/stretchy="true"/stretchy="false"/g unless $m =~ /\\(left|right)\b/; $m}gse' \
         "$work/$page" >"$out/$page"
 done <"$pages"
 
