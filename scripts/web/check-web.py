@@ -53,6 +53,7 @@ class Browser:
                 "--no-default-browser-check", "--disable-gpu", "--hide-scrollbars",
                 "--disable-extensions", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--mute-audio",
+                "--disable-dev-shm-usage",   # containers give /dev/shm 64 MiB
                 "--allow-file-access-from-files",
                 # Nothing may leave the machine: name lookups fail and no proxy
                 # exists. The test still fails on any attempt (it watches every
@@ -68,10 +69,14 @@ class Browser:
         self.buf = b""
         self.next_id = 0
         self.events = []
-        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for domain in ("Page", "Network", "Runtime"):
-            self.call(domain + ".enable", session=True)
+        try:
+            target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+            self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            for domain in ("Page", "Network", "Runtime"):
+                self.call(domain + ".enable", session=True)
+        except Exception:
+            self.close()
+            raise
 
     def _read(self, deadline):
         while b"\0" not in self.buf:
@@ -123,7 +128,7 @@ class Browser:
         try:
             self.call("Browser.close", timeout=5)
         except Exception:
-            pass
+            self.proc.kill()
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -216,7 +221,12 @@ def main():
     problems = []
     ids_of = {}          # page path -> set of ids
     links_of = {}        # page -> links seen
-    browser = Browser(exe)
+    try:
+        browser = Browser(exe)
+    except (RuntimeError, TimeoutError, OSError) as e:
+        print(f"web-test: FAILED: {exe} is installed but could not be started headless ({e}); "
+              f"try it by hand: {exe} --headless=new --no-sandbox --dump-dom about:blank", file=sys.stderr)
+        return 1
     checked = 0
     try:
         for page in pages:
