@@ -207,8 +207,11 @@ local function search_records(doc)
       flush()
       id, title, text = b.identifier, pandoc.utils.stringify(b.content):gsub("#$", ""), {}
     elseif b.t ~= "RawBlock" then
-      -- plain text keeps the spaces between table cells that stringify drops
-      local ok, plain = pcall(pandoc.write, pandoc.Pandoc({b}), "plain")
+      -- plain text keeps the spaces between table cells that stringify
+      -- drops; formulas go in as their TeX (the plain writer would try to
+      -- turn them into Unicode text, and warn where it cannot)
+      local tex_only = pandoc.walk_block(b, {Math = function(m) return pandoc.Str(m.text) end})
+      local ok, plain = pcall(pandoc.write, pandoc.Pandoc({tex_only}), "plain")
       table.insert(text, ok and plain or pandoc.utils.stringify(b))
     end
   end
