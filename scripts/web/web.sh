@@ -129,10 +129,16 @@ while read -r src page kind rest; do
     # \mathrm{RMS} as <mstyle mathvariant="normal"> around single-letter
     # <mi>s (mathvariant on mstyle is ignored, so RMS came out in italics:
     # it goes on each <mi>), and every bracket pair as a stretchy operator
-    # (stretched, E[x] was drawn E [ x ]); in TeX a bracket stretches only
-    # after \left or \right, so elsewhere it is made not stretchy.
-    perl -0777 -pe 's{<mstyle mathvariant="normal">((?:<mi>[^<]*</mi>)+)</mstyle>}{my $m = $1; $m =~ s/<mi>/<mi mathvariant="normal">/g; $m}ge;
-        s{(<math .*?</math>)}{my $m = $1; $m =~ s/stretchy="true"/stretchy="false"/g unless $m =~ /\\(left|right)\b/; $m}gse' \
+    # (stretched, E[x] was drawn E [ x ]). A pair around nothing taller
+    # than a line (no fraction, root, limits under a sum or table; an
+    # accent such as \bar is not taller) is made not stretchy, innermost
+    # pairs first.
+    perl -0777 -pe 's{<mstyle mathvariant="normal">((?:<m[in]>[^<]*</m[in]>)+)</mstyle>}{my $m = $1; $m =~ s/<mi>/<mi mathvariant="normal">/g; $m}ge;
+        for my $pass (1 .. 4) {
+            s{(<mo stretchy="true" form="prefix">[^<]*</mo>)((?:(?!<mo stretchy="true" form="prefix">).)*?)(<mo stretchy="true" form="postfix">)}{
+                my ($open, $body, $close) = ($1, $2, $3);
+                if ($body !~ /<(mfrac|msqrt|mroot|munder|munderover|mtable)\b/) { s/"true"/"false"/ for $open, $close }
+                "$open$body$close" }gse }' \
         "$work/$page" >"$out/$page"
 done <"$pages"
 
