@@ -12,8 +12,8 @@ here=$(dirname "$0")
 readme=README.md
 begin='<!-- course-map:begin -->' end='<!-- course-map:end -->'
 
-conf() { awk -v k="$2" -F= '{ sub(/#.*/, "") } { key = $1; gsub(/[ \t]/, "", key) }
-    key == k { v = substr($0, index($0, "=") + 1); gsub(/^[ \t]+|[ \t]+$/, "", v); print v; exit }' "$1"; }
+# shellcheck source=common.sh
+. "$here/common.sh"
 
 map() {
     regions=$("$here/snippets.sh" list)
@@ -25,7 +25,7 @@ map() {
     echo "|---|---|---|---|"
     for ch in $(ls chapters/[0-9][0-9]-*.md 2>/dev/null | LC_ALL=C sort); do
         nn=$(basename "$ch" | cut -c1-2); n=$(echo "$nn" | sed 's/^0//')
-        title=$(awk '/^# / { sub(/^# /, ""); sub(/[ \t]*\{#[^}]*\}[ \t]*$/, ""); print; exit }' "$ch")
+        title=$(title_of "$ch")
         files=$(awk '/^[ \t]*(```|~~~)/ && /snippet=/ { s = $0; sub(/.*snippet=/, "", s); sub(/[ \t}].*/, "", s); print s }' "$ch" |
             while read -r s; do printf '%s\n' "$regions" | awk -v s="$s" '$1 == "snippet" && $2 == s { print $3 }'; done |
             awk '!seen[$0]++ { sub(/^code\//, ""); printf "%s`%s`", (n++ ? ", " : ""), $0 }')

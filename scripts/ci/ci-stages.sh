@@ -13,6 +13,9 @@
 #   fuzz      make fuzz FUZZ_SECONDS=25  the config reader under libFuzzer, ASan and
 #                                        UBSan for a short run, so that the fuzz target
 #                                        keeps linking and the reader keeps surviving it
+#   web       make web-test              the web edition built and opened in headless
+#                                        Chromium at 1100 and 400 px (installs chromium;
+#                                        a missing browser fails here, not skips)
 # The host stages require OpenCL (NORMLAB_REQUIRE_OPENCL=1, as .ci/run's
 # make test): PoCL is installed in CI, so a skipped OpenCL test would hide
 # a fault. The aarch64 stage cannot have it (no arm64 PoCL under qemu): its
@@ -28,7 +31,7 @@ cd "$(dirname "$0")/../.."
 jobs=${NL_CI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 [ "$jobs" -gt 2 ] && jobs=2   # the CI machine's budget: 2 cores
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(san clang memcheck cross grading book fuzz)
+[ ${#stages[@]} -gt 0 ] || stages=(san clang memcheck cross grading book fuzz web)
 
 ocl=${NL_CI_REQUIRE_OPENCL:-1}
 run_stage() {
@@ -48,6 +51,9 @@ run_stage() {
             fi ;;
         book)     make book SOLUTIONS=1 && make book ;;
         fuzz)     make fuzz FUZZ_SECONDS="${NL_CI_FUZZ_SECONDS:-25}" ;;
+        web)      scripts/setup/deps.sh web webtest &&
+                  NL_REQUIRE_CHROMIUM=1 make web-test &&
+                  NL_REQUIRE_CHROMIUM=1 make web-test SOLUTIONS=1 ;;
         *) echo "ci-stages.sh: unknown stage '$1'" >&2; return 2 ;;
     esac
 }
