@@ -10,7 +10,9 @@ int cmd_impls(int argc, char **argv)
     if (argc > 1) {
         if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
             printf("usage: normlab impls\n\nLists every registered implementation: name, norm, "
-                   "chapter, stated error bound, and whether it can run on this machine.\n");
+                   "chapter, stated error bound, and whether it can run on this machine; then the\n"
+                   "bf16/fp16 kernels of chapter 8 with their dtype, cast order and stated\n"
+                   "distance in ulps from the scalar kernel of their cast order.\n");
             return 0;
         }
         return nl_unknown_option("impls", argv[1]);
@@ -22,6 +24,16 @@ int cmd_impls(int argc, char **argv)
         const char *why = nl_impl_unavailable(&all[i]);
         printf("%-28s %-9s %3d %8.0e  %s\n", all[i].name, nl_norm_name(all[i].norm),
                all[i].chapter, all[i].tol, why ? why : "yes");
+    }
+    /* chapter 8: bf16/fp16 kernels, their own table (another signature) */
+    const nl_half_impl *half = nl_half_impls(&n);
+    printf("\n%-28s %-9s %-5s %-8s %4s  %s\n", "bf16/fp16 implementation", "norm", "dtype",
+           "cast", "ulp", "runs here?");
+    for (size_t i = 0; i < n; i++) {
+        const char *why = nl_half_unavailable(&half[i]);
+        printf("%-28s %-9s %-5s %-8s %4u  %s\n", half[i].name, nl_norm_name(half[i].norm),
+               nl_dtype_name(half[i].dtype), nl_cast_name(half[i].cast), half[i].ulp,
+               why ? why : "yes");
     }
     return 0;
 }
