@@ -163,6 +163,7 @@ START_TEST(every_impl_equals_the_scalar_kernel_of_its_cast_order)
     HALF_OR_SKIP(h, _i);
     const nl_half_impl *ref = nl_half_scalar_of(h->cast, h->dtype);
     ck_assert_ptr_nonnull(ref);
+    size_t differ = 0, total = 0;
     for (size_t k = 0; k < sizeof widths / sizeof widths[0]; k++) {
         for (int outliers = 0; outliers < 2; outliers++) {
             size_t d = widths[k], rows = d > 1000 ? 9 : 33;
@@ -170,6 +171,9 @@ START_TEST(every_impl_equals_the_scalar_kernel_of_its_cast_order)
             ck_assert_int_eq(ref->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.want), 0);
             int rc = h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.y);
             ck_assert_msg(rc == 0, "%s failed: %s", h->name, nl_last_error());
+            for (size_t i = 0; i < rows * d; i++)
+                differ += p.y[i] != p.want[i];
+            total += rows * d;
             for (size_t i = 0; i < rows * d; i++) {
                 double want = nl_half_to_float(p.dt, p.want[i]);
                 double ulps = nl_half_ulp_error(p.dt, p.y[i], want);
@@ -185,6 +189,8 @@ START_TEST(every_impl_equals_the_scalar_kernel_of_its_cast_order)
             release(&p);
         }
     }
+    if (getenv("NL_SHOW_ERR"))
+        printf("  %-28s %zu of %zu outputs differ from %s\n", h->name, differ, total, ref->name);
 }
 END_TEST
 

@@ -1,0 +1,159 @@
+/* castorder_avx512.c — the cast orders with AVX-512, 16 elements a step.
+ *
+ * Each kernel does what the scalar kernel of its cast order does, in the
+ * same order, on 16 lanes: the row's sums in double (two 8-lane halves),
+ * the same fp32 multiplies and adds (no FMA where the scalar code has a
+ * multiply and an add), and the same rounding to bf16 or fp16.
+ *   widen bf16   zero-extend 16 -> 32 bits and shift left 16 (exact)
+ *   narrow bf16  the scalar trick on 16 lanes: + 0x7fff + odd bit, >> 16,
+ *                NaN lanes blended to (bits >> 16) | 0x40
+ *   fp16         vcvtph2ps / vcvtps2ph (round to nearest even), which
+ *                round as nl_fp16_from_float does (check_half_convert).
+ * This CPU's avx512_bf16 (vcvtneps2bf16) would narrow in one instruction,
+ * but it flushes subnormal inputs and outputs to zero, so it is not
+ * bit-identical to the scalar kernel; the integer trick costs 4 ops. */
+#include <immintrin.h>
+
+#include "precision/precision.h"
+#include "simd/avx512_util.h"
+
+static inline __m512 widen16(nl_dtype dt, __m256i h)
+{
+    if (dt == NL_DT_BF16)
+        return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    return _mm512_cvtph_ps(h);
+}
+
+// @snippet bf16-narrow-avx512
+static inline __m256i narrow16(nl_dtype dt, __m512 v)
+{
+    if (dt == NL_DT_F16)
+        return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512i u = _mm512_castps_si512(v);
+    __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
+    __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
+                                            _mm512_set1_epi32(0x7f800000));
+    r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
+    return _mm512_cvtepi32_epi16(r);
+}
+// @end
+
+static inline __m512 load16(nl_dtype dt, const uint16_t *p, __mmask16 k)
+{
+    return widen16(dt, _mm256_maskz_loadu_epi16(k, p));
+}
+
+static inline void store16(nl_dtype dt, uint16_t *p, __m512 v, __mmask16 k)
+{
+    _mm256_mask_storeu_epi16(p, k, narrow16(dt, v));
+}
+
+static inline __mmask16 lanes(size_t i, size_t d)
+{
+    return d - i >= 16 ? (__mmask16)0xffff : nl_mask16(d - i);
+}
+
+/* sum of (x - c)^2 over the row, in double (c = 0: of x^2) */
+static inline double sum_dev2(nl_dtype dt, const uint16_t *x, size_t d, double c)
+{
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, cc = _mm512_set1_pd(c);
+    for (size_t i = 0; i < d; i += 16) {
+        __m512 v = load16(dt, x + i, lanes(i, d));
+        __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+        __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+        __mmask8 klo = (__mmask8)lanes(i, d), khi = (__mmask8)(lanes(i, d) >> 8);
+        lo = _mm512_maskz_sub_pd(klo, lo, cc);
+        hi = _mm512_maskz_sub_pd(khi, hi, cc);
+        a0 = _mm512_fmadd_pd(lo, lo, a0);
+        a1 = _mm512_fmadd_pd(hi, hi, a1);
+    }
+    return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
+}
+
+static inline double sum_x(nl_dtype dt, const uint16_t *x, size_t d)
+{
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0;
+    for (size_t i = 0; i < d; i += 16) {
+        __m512 v = load16(dt, x + i, lanes(i, d));
+        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+    }
+    return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
+}
+
+/* One row of RMSNorm with the rounding points of `cast`. */
+static inline __attribute__((always_inline)) void
+rms_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, float eps,
+        size_t d, uint16_t *y)
+{
+    const __m512 inv = _mm512_set1_ps(nl_half_rms_inv_from(sum_dev2(dt, x, d, 0.0), d, eps));
+    const __m512 one = _mm512_set1_ps(1.0f);
+    for (size_t i = 0; i < d; i += 16) {
+        __mmask16 k = lanes(i, d);
+        __m512 xr = _mm512_mul_ps(load16(dt, x + i, k), inv), out;
+        if (cast == NL_CAST_T5_F32W) {
+            out = _mm512_mul_ps(_mm512_maskz_loadu_ps(k, (const float *)gamma + i), xr);
+        } else {
+            __m512 w = load16(dt, (const uint16_t *)gamma + i, k);
+            if (cast == NL_CAST_GEMMA)
+                out = _mm512_mul_ps(xr, _mm512_add_ps(one, w));
+            else /* llama, t5: round x*r to the dtype, multiply in the dtype */
+                out = _mm512_mul_ps(widen16(dt, narrow16(dt, xr)), w);
+        }
+        store16(dt, y + i, out, k);
+    }
+}
+
+static inline __attribute__((always_inline)) void
+ln_row(nl_dtype dt, const uint16_t *x, const uint16_t *g, const uint16_t *b, float eps,
+       size_t d, uint16_t *y)
+{
+    double mean = sum_x(dt, x, d) / (double)d;
+    float meanf, rstdf;
+    nl_half_ln_stats_from(mean, sum_dev2(dt, x, d, mean), d, eps, &meanf, &rstdf);
+    const __m512 m = _mm512_set1_ps(meanf), rstd = _mm512_set1_ps(rstdf);
+    for (size_t i = 0; i < d; i += 16) {
+        __mmask16 k = lanes(i, d);
+        __m512 t = _mm512_mul_ps(_mm512_sub_ps(load16(dt, x + i, k), m), rstd);
+        t = _mm512_mul_ps(t, load16(dt, g + i, k));
+        store16(dt, y + i, _mm512_add_ps(t, load16(dt, b + i, k)), k);
+    }
+}
+
+/* A kernel per cast order; the dtype branch is taken once per call, so
+ * each inner loop is compiled for one dtype. */
+#define RMS_KERNEL(name, cast)                                                          \
+    int nl_##name(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,  \
+                  float eps, size_t rows, size_t d, uint16_t *y)                        \
+    {                                                                                   \
+        (void)beta;                                                                     \
+        int rc = nl_half_check_args(dt, x, gamma, NULL, rows, d, y, NL_RMSNORM);        \
+        if (rc)                                                                         \
+            return rc;                                                                  \
+        for (size_t r = 0; r < rows; r++) {                                             \
+            if (dt == NL_DT_BF16)                                                       \
+                rms_row(NL_DT_BF16, cast, x + r * d, gamma, eps, d, y + r * d);         \
+            else                                                                        \
+                rms_row(NL_DT_F16, cast, x + r * d, gamma, eps, d, y + r * d);          \
+        }                                                                               \
+        return NL_OK;                                                                   \
+    }
+RMS_KERNEL(rmsnorm_llama_avx512, NL_CAST_LLAMA)
+RMS_KERNEL(rmsnorm_gemma_avx512, NL_CAST_GEMMA)
+RMS_KERNEL(rmsnorm_t5_f32w_avx512, NL_CAST_T5_F32W)
+
+int nl_layernorm_torch_avx512(nl_dtype dt, const uint16_t *x, const void *gamma,
+                              const void *beta, float eps, size_t rows, size_t d, uint16_t *y)
+{
+    int rc = nl_half_check_args(dt, x, gamma, beta, rows, d, y, NL_LAYERNORM);
+    if (rc)
+        return rc;
+    for (size_t r = 0; r < rows; r++) {
+        if (dt == NL_DT_BF16)
+            ln_row(NL_DT_BF16, x + r * d, gamma, beta, eps, d, y + r * d);
+        else
+            ln_row(NL_DT_F16, x + r * d, gamma, beta, eps, d, y + r * d);
+    }
+    return NL_OK;
+}
