@@ -11,6 +11,7 @@ int cmd_config(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_impls(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_precision(int argc, char **argv);
 
 #include "core/args.h"   /* the argument contract every command keeps */
 

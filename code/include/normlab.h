@@ -342,8 +342,9 @@ float    nl_half_to_float(nl_dtype dt, uint16_t h);
  *           weight's dtype.
  *   T5_F32W T5LayerNorm with an fp32 weight: w * (x*r) in fp32; stored here
  *           rounded once to the input dtype.
- *   TORCH   torch's layer_norm on bf16/fp16 input (LayerNorm): fp32
- *           statistics and affine, one rounding at the end. */
+ *   TORCH   torch's CPU layer_norm on bf16/fp16 input (LayerNorm): fp32
+ *           statistics, y = (x*rstd + (-rstd*mean))*g + b in fp32, one
+ *           rounding at the end. */
 typedef enum {
     NL_CAST_LLAMA = 0, NL_CAST_GEMMA, NL_CAST_T5, NL_CAST_T5_F32W, NL_CAST_TORCH,
     NL_CAST_COUNT
@@ -392,6 +393,37 @@ void nl_half_reference(nl_cast cast, nl_dtype dt, const uint16_t *x,
  * Infinity when got is not finite and want is, 0 when both are the same
  * non-finite value. */
 double nl_half_ulp_error(nl_dtype dt, uint16_t got, double want);
+
+/* ------------------------------- chapter 8's measurements (numerics.c) */
+
+/* How far an implementation is from the double reference of its cast
+ * order, in ulps of its dtype, over rows x d values drawn as Python's
+ * random.gauss(0, 1) after random.seed(seed); `outliers`: every 97th
+ * channel (from 3) scaled by 100-1000, as LLM activations have them.
+ * Weights: 1 + gauss(0, 0.1) in the weight's dtype (Gemma: the offset
+ * gauss(0, 0.1)); LayerNorm's bias gauss(0, 0.1). */
+enum { NL_ULP_BUCKETS = 8 };
+typedef struct {
+    double max_ulp, mean_ulp;
+    double frac_rounded;   /* outputs within 0.5 ulp: correctly rounded */
+    size_t n;
+    /* rows by their worst output: <= 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, more */
+    size_t row_hist[NL_ULP_BUCKETS];
+} nl_ulp_stats;
+int nl_half_measure(const nl_half_impl *impl, size_t rows, size_t d, int outliers,
+                    uint64_t seed, float eps, nl_ulp_stats *out);
+/* The upper edge of bucket i of row_hist (INFINITY for the last). */
+double nl_ulp_bucket_edge(size_t i);
+
+/* Outputs where the llama and gemma orders disagree on the same model:
+ * Gemma's offsets w (gauss(0, wstd)) against Llama's weight dtype(1 + w). */
+int nl_half_llama_gemma_differ(nl_dtype dt, size_t rows, size_t d, double wstd,
+                               uint64_t seed, size_t *differ, size_t *total);
+
+/* A row's sum of squares in fp16 arithmetic (every square and every
+ * partial sum rounded to fp16): what a norm without fp32 statistics
+ * computes. Inf once it passes 65504. */
+float nl_fp16_sumsq_no_upcast(const uint16_t *x, size_t d);
 
 /* ------------------------------------------------ array files (code/io/) */
 

@@ -1,10 +1,12 @@
 /* cast_order.c — the names of the cast orders and what each one stores
  * its weight in. The rounding points themselves live in cast_points.c and
- * the kernels; the sources they follow (Hugging Face transformers):
- *   llama    models/llama/modeling_llama.py, LlamaRMSNorm.forward
- *   gemma    models/gemma/modeling_gemma.py, GemmaRMSNorm.forward
- *   t5       models/t5/modeling_t5.py, T5LayerNorm.forward
- *   torch    torch.nn.functional.layer_norm on a bf16/fp16 tensor */
+ * the kernels; the sources they follow (Hugging Face transformers,
+ * src/transformers/models/..., read at the commits named):
+ *   llama    llama/modeling_llama.py, LlamaRMSNorm.forward (0022728)
+ *   gemma    gemma/modeling_gemma.py, GemmaRMSNorm.forward (c4cdd1a)
+ *   t5       t5/modeling_t5.py, T5LayerNorm.forward (001359e)
+ *   torch    pytorch aten/src/ATen/native/cpu/layer_norm_kernel.cpp,
+ *            LayerNormKernelImplInternal (00a9f88) */
 #include "normlab.h"
 
 #include <string.h>

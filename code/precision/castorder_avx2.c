@@ -118,15 +118,16 @@ ln_row(nl_dtype dt, const uint16_t *x, const uint16_t *g, const uint16_t *b, flo
     double mean = sum_x(dt, x, d) / (double)d;
     float meanf, rstdf;
     nl_half_ln_stats_from(mean, sum_dev2(dt, x, d, mean), d, eps, &meanf, &rstdf);
-    const __m256 m = _mm256_set1_ps(meanf), rstd = _mm256_set1_ps(rstdf);
+    const float shiftf = -rstdf * meanf;
+    const __m256 shift = _mm256_set1_ps(shiftf), rstd = _mm256_set1_ps(rstdf);
     size_t i = 0;
     for (; i + 8 <= d; i += 8) {
-        __m256 t = _mm256_mul_ps(_mm256_sub_ps(load8(dt, x + i), m), rstd);
+        __m256 t = _mm256_add_ps(_mm256_mul_ps(load8(dt, x + i), rstd), shift);
         t = _mm256_mul_ps(t, load8(dt, g + i));
         store8(dt, y + i, _mm256_add_ps(t, load8(dt, b + i)));
     }
     for (; i < d; i++) {
-        float t = (nl_half_to_float(dt, x[i]) - meanf) * rstdf;
+        float t = nl_half_to_float(dt, x[i]) * rstdf + shiftf;
         t = t * nl_half_to_float(dt, g[i]);
         y[i] = nl_half_from_float(dt, t + nl_half_to_float(dt, b[i]));
     }

@@ -112,10 +112,10 @@ ln_row(nl_dtype dt, const uint16_t *x, const uint16_t *g, const uint16_t *b, flo
     double mean = sum_x(dt, x, d) / (double)d;
     float meanf, rstdf;
     nl_half_ln_stats_from(mean, sum_dev2(dt, x, d, mean), d, eps, &meanf, &rstdf);
-    const __m512 m = _mm512_set1_ps(meanf), rstd = _mm512_set1_ps(rstdf);
+    const __m512 shift = _mm512_set1_ps(-rstdf * meanf), rstd = _mm512_set1_ps(rstdf);
     for (size_t i = 0; i < d; i += 16) {
         __mmask16 k = lanes(i, d);
-        __m512 t = _mm512_mul_ps(_mm512_sub_ps(load16(dt, x + i, k), m), rstd);
+        __m512 t = _mm512_add_ps(_mm512_mul_ps(load16(dt, x + i, k), rstd), shift);
         t = _mm512_mul_ps(t, load16(dt, g + i, k));
         store16(dt, y + i, _mm512_add_ps(t, load16(dt, b + i, k)), k);
     }

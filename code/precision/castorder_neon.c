@@ -98,15 +98,16 @@ ln_row(nl_dtype dt, const uint16_t *x, const uint16_t *g, const uint16_t *b, flo
     double mean = sum_x(dt, x, d) / (double)d;
     float meanf, rstdf;
     nl_half_ln_stats_from(mean, sum_dev2(dt, x, d, mean), d, eps, &meanf, &rstdf);
-    const float32x4_t m = vdupq_n_f32(meanf), rstd = vdupq_n_f32(rstdf);
+    const float shiftf = -rstdf * meanf;
+    const float32x4_t shift = vdupq_n_f32(shiftf), rstd = vdupq_n_f32(rstdf);
     size_t i = 0;
     for (; i + 4 <= d; i += 4) {
-        float32x4_t t = vmulq_f32(vsubq_f32(widen4(dt, x + i), m), rstd);
+        float32x4_t t = vaddq_f32(vmulq_f32(widen4(dt, x + i), rstd), shift);
         t = vmulq_f32(t, widen4(dt, g + i));
         vst1_u16(y + i, narrow4(dt, vaddq_f32(t, widen4(dt, b + i))));
     }
     for (; i < d; i++) {
-        float t = (nl_half_to_float(dt, x[i]) - meanf) * rstdf;
+        float t = nl_half_to_float(dt, x[i]) * rstdf + shiftf;
         t = t * nl_half_to_float(dt, g[i]);
         y[i] = nl_half_from_float(dt, t + nl_half_to_float(dt, b[i]));
     }
