@@ -366,6 +366,24 @@ START_TEST(numpy_writes_the_same_bytes_and_reads_ours)
 }
 END_TEST
 
+START_TEST(impls_and_precision_list_the_16_bit_kernels)
+{
+    nl_run_result r;
+    const char *impls[] = {"impls", NULL};
+    nl_run_normlab(&r, impls, NULL);
+    ck_assert_msg(r.code == 0 && strstr(r.out, "rmsnorm_gemma_bf16") && strstr(r.out, "layernorm_torch_f16"),
+                  "normlab impls should list the bf16/fp16 table (exit %d):\n%s", r.code, r.out);
+    const char *prec[] = {"precision", "--rows", "8", "--d", "256", NULL};
+    nl_run_normlab(&r, prec, NULL);
+    ck_assert_msg(r.code == 0 && strstr(r.out, "gemma") && strstr(r.out, "fp16 statistics"),
+                  "normlab precision --rows 8 --d 256 exited %d:\n%s%s", r.code, r.out, r.err);
+    const char *bad[] = {"precision", "--d", "0", NULL};
+    nl_run_normlab(&r, bad, NULL);
+    ck_assert_msg(r.code == 2 && strstr(r.err, "--d"), "normlab precision --d 0: expected exit 2 "
+                  "naming --d, got %d: %s", r.code, r.err);
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("half_run");
@@ -376,6 +394,7 @@ Suite *nl_suite(void)
     tcase_add_test(tc, bad_inputs_exit_2_naming_file_and_problem_writing_nothing);
     tcase_add_test(tc, existing_output_is_kept_without_force);
     tcase_add_test(tc, numpy_writes_the_same_bytes_and_reads_ours);
+    tcase_add_test(tc, impls_and_precision_list_the_16_bit_kernels);
     suite_add_tcase(s, tc);
     return s;
 }

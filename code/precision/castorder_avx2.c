@@ -85,9 +85,10 @@ static inline double sum_x(nl_dtype dt, const uint16_t *x, size_t d)
 }
 
 static inline __attribute__((always_inline)) void
-rms_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, float eps,
-        size_t d, uint16_t *y)
+rms_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const void *beta,
+        float eps, size_t d, uint16_t *y)
 {
+    (void)beta;
     float invf = nl_half_rms_inv_from(sum_dev2(dt, x, d, 0.0), d, eps);
     const __m256 inv = _mm256_set1_ps(invf), one = _mm256_set1_ps(1.0f);
     const uint16_t *w = gamma;
@@ -103,18 +104,16 @@ rms_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, float e
             out = _mm256_mul_ps(widen8(dt, narrow8(dt, xr)), load8(dt, w + i));
         store8(dt, y + i, out);
     }
-    for (; i < d; i++) {
-        float xr = nl_half_to_float(dt, x[i]) * invf;
-        y[i] = cast == NL_CAST_T5_F32W ? nl_half_from_float(dt, wf[i] * xr)
-             : cast == NL_CAST_GEMMA   ? nl_gemma_point(dt, xr, w[i])
-                                       : nl_llama_point(dt, xr, w[i]);
-    }
+    for (; i < d; i++)
+        y[i] = nl_rms_point(dt, cast, nl_half_to_float(dt, x[i]) * invf, gamma, i);
 }
 
 static inline __attribute__((always_inline)) void
-ln_row(nl_dtype dt, const uint16_t *x, const uint16_t *g, const uint16_t *b, float eps,
-       size_t d, uint16_t *y)
+ln_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const void *beta,
+       float eps, size_t d, uint16_t *y)
 {
+    (void)cast;
+    const uint16_t *g = gamma, *b = beta;
     double mean = sum_x(dt, x, d) / (double)d;
     float meanf, rstdf;
     nl_half_ln_stats_from(mean, sum_dev2(dt, x, d, mean), d, eps, &meanf, &rstdf);
@@ -126,44 +125,11 @@ ln_row(nl_dtype dt, const uint16_t *x, const uint16_t *g, const uint16_t *b, flo
         t = _mm256_mul_ps(t, load8(dt, g + i));
         store8(dt, y + i, _mm256_add_ps(t, load8(dt, b + i)));
     }
-    for (; i < d; i++) {
-        float t = nl_half_to_float(dt, x[i]) * rstdf + shiftf;
-        t = t * nl_half_to_float(dt, g[i]);
-        y[i] = nl_half_from_float(dt, t + nl_half_to_float(dt, b[i]));
-    }
+    for (; i < d; i++)
+        y[i] = nl_torch_point(dt, nl_half_to_float(dt, x[i]), rstdf, shiftf, g[i], b[i]);
 }
 
-#define RMS_KERNEL(name, cast)                                                          \
-    int nl_##name(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,  \
-                  float eps, size_t rows, size_t d, uint16_t *y)                        \
-    {                                                                                   \
-        (void)beta;                                                                     \
-        int rc = nl_half_check_args(dt, x, gamma, NULL, rows, d, y, NL_RMSNORM);        \
-        if (rc)                                                                         \
-            return rc;                                                                  \
-        for (size_t r = 0; r < rows; r++) {                                             \
-            if (dt == NL_DT_BF16)                                                       \
-                rms_row(NL_DT_BF16, cast, x + r * d, gamma, eps, d, y + r * d);         \
-            else                                                                        \
-                rms_row(NL_DT_F16, cast, x + r * d, gamma, eps, d, y + r * d);          \
-        }                                                                               \
-        return NL_OK;                                                                   \
-    }
-RMS_KERNEL(rmsnorm_llama_avx2, NL_CAST_LLAMA)
-RMS_KERNEL(rmsnorm_gemma_avx2, NL_CAST_GEMMA)
-RMS_KERNEL(rmsnorm_t5_f32w_avx2, NL_CAST_T5_F32W)
-
-int nl_layernorm_torch_avx2(nl_dtype dt, const uint16_t *x, const void *gamma,
-                            const void *beta, float eps, size_t rows, size_t d, uint16_t *y)
-{
-    int rc = nl_half_check_args(dt, x, gamma, beta, rows, d, y, NL_LAYERNORM);
-    if (rc)
-        return rc;
-    for (size_t r = 0; r < rows; r++) {
-        if (dt == NL_DT_BF16)
-            ln_row(NL_DT_BF16, x + r * d, gamma, beta, eps, d, y + r * d);
-        else
-            ln_row(NL_DT_F16, x + r * d, gamma, beta, eps, d, y + r * d);
-    }
-    return NL_OK;
-}
+NL_HALF_ROW_KERNEL(rmsnorm_llama_avx2, NL_CAST_LLAMA, rms_row)
+NL_HALF_ROW_KERNEL(rmsnorm_gemma_avx2, NL_CAST_GEMMA, rms_row)
+NL_HALF_ROW_KERNEL(rmsnorm_t5_f32w_avx2, NL_CAST_T5_F32W, rms_row)
+NL_HALF_ROW_KERNEL(layernorm_torch_avx2, NL_CAST_TORCH, ln_row)

@@ -84,9 +84,10 @@ static inline double sum_x(nl_dtype dt, const uint16_t *x, size_t d)
 
 /* One row of RMSNorm with the rounding points of `cast`. */
 static inline __attribute__((always_inline)) void
-rms_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, float eps,
-        size_t d, uint16_t *y)
+rms_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const void *beta,
+        float eps, size_t d, uint16_t *y)
 {
+    (void)beta;
     const __m512 inv = _mm512_set1_ps(nl_half_rms_inv_from(sum_dev2(dt, x, d, 0.0), d, eps));
     const __m512 one = _mm512_set1_ps(1.0f);
     for (size_t i = 0; i < d; i += 16) {
@@ -106,9 +107,11 @@ rms_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, float e
 }
 
 static inline __attribute__((always_inline)) void
-ln_row(nl_dtype dt, const uint16_t *x, const uint16_t *g, const uint16_t *b, float eps,
-       size_t d, uint16_t *y)
+ln_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const void *beta,
+       float eps, size_t d, uint16_t *y)
 {
+    (void)cast;
+    const uint16_t *g = gamma, *b = beta;
     double mean = sum_x(dt, x, d) / (double)d;
     float meanf, rstdf;
     nl_half_ln_stats_from(mean, sum_dev2(dt, x, d, mean), d, eps, &meanf, &rstdf);
@@ -123,37 +126,7 @@ ln_row(nl_dtype dt, const uint16_t *x, const uint16_t *g, const uint16_t *b, flo
 
 /* A kernel per cast order; the dtype branch is taken once per call, so
  * each inner loop is compiled for one dtype. */
-#define RMS_KERNEL(name, cast)                                                          \
-    int nl_##name(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,  \
-                  float eps, size_t rows, size_t d, uint16_t *y)                        \
-    {                                                                                   \
-        (void)beta;                                                                     \
-        int rc = nl_half_check_args(dt, x, gamma, NULL, rows, d, y, NL_RMSNORM);        \
-        if (rc)                                                                         \
-            return rc;                                                                  \
-        for (size_t r = 0; r < rows; r++) {                                             \
-            if (dt == NL_DT_BF16)                                                       \
-                rms_row(NL_DT_BF16, cast, x + r * d, gamma, eps, d, y + r * d);         \
-            else                                                                        \
-                rms_row(NL_DT_F16, cast, x + r * d, gamma, eps, d, y + r * d);          \
-        }                                                                               \
-        return NL_OK;                                                                   \
-    }
-RMS_KERNEL(rmsnorm_llama_avx512, NL_CAST_LLAMA)
-RMS_KERNEL(rmsnorm_gemma_avx512, NL_CAST_GEMMA)
-RMS_KERNEL(rmsnorm_t5_f32w_avx512, NL_CAST_T5_F32W)
-
-int nl_layernorm_torch_avx512(nl_dtype dt, const uint16_t *x, const void *gamma,
-                              const void *beta, float eps, size_t rows, size_t d, uint16_t *y)
-{
-    int rc = nl_half_check_args(dt, x, gamma, beta, rows, d, y, NL_LAYERNORM);
-    if (rc)
-        return rc;
-    for (size_t r = 0; r < rows; r++) {
-        if (dt == NL_DT_BF16)
-            ln_row(NL_DT_BF16, x + r * d, gamma, beta, eps, d, y + r * d);
-        else
-            ln_row(NL_DT_F16, x + r * d, gamma, beta, eps, d, y + r * d);
-    }
-    return NL_OK;
-}
+NL_HALF_ROW_KERNEL(rmsnorm_llama_avx512, NL_CAST_LLAMA, rms_row)
+NL_HALF_ROW_KERNEL(rmsnorm_gemma_avx512, NL_CAST_GEMMA, rms_row)
+NL_HALF_ROW_KERNEL(rmsnorm_t5_f32w_avx512, NL_CAST_T5_F32W, rms_row)
+NL_HALF_ROW_KERNEL(layernorm_torch_avx512, NL_CAST_TORCH, ln_row)

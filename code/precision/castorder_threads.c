@@ -10,48 +10,24 @@
 
 typedef struct { nl_half_fn scalar, avx2, avx512, neon; } paths;
 
-static paths paths_of(nl_cast cast)
-{
-    paths p = {0};
-    switch (cast) {
-    case NL_CAST_GEMMA:
-        p.scalar = nl_rmsnorm_gemma_scalar;
+/* Every path of a cast order, those of other architectures left NULL;
+ * llama and t5 round at the same points and share theirs. */
 #if defined(__x86_64__)
-        p.avx2 = nl_rmsnorm_gemma_avx2, p.avx512 = nl_rmsnorm_gemma_avx512;
+#define PATHS(name) {nl_##name##_scalar, nl_##name##_avx2, nl_##name##_avx512, NULL}
 #elif defined(__aarch64__)
-        p.neon = nl_rmsnorm_gemma_neon;
+#define PATHS(name) {nl_##name##_scalar, NULL, NULL, nl_##name##_neon}
+#else
+#define PATHS(name) {nl_##name##_scalar, NULL, NULL, NULL}
 #endif
-        break;
-    case NL_CAST_T5_F32W:
-        p.scalar = nl_rmsnorm_t5_f32w_scalar;
-#if defined(__x86_64__)
-        p.avx2 = nl_rmsnorm_t5_f32w_avx2, p.avx512 = nl_rmsnorm_t5_f32w_avx512;
-#elif defined(__aarch64__)
-        p.neon = nl_rmsnorm_t5_f32w_neon;
-#endif
-        break;
-    case NL_CAST_TORCH:
-        p.scalar = nl_layernorm_torch_scalar;
-#if defined(__x86_64__)
-        p.avx2 = nl_layernorm_torch_avx2, p.avx512 = nl_layernorm_torch_avx512;
-#elif defined(__aarch64__)
-        p.neon = nl_layernorm_torch_neon;
-#endif
-        break;
-    default: /* llama and t5 round at the same points */
-        p.scalar = nl_rmsnorm_llama_scalar;
-#if defined(__x86_64__)
-        p.avx2 = nl_rmsnorm_llama_avx2, p.avx512 = nl_rmsnorm_llama_avx512;
-#elif defined(__aarch64__)
-        p.neon = nl_rmsnorm_llama_neon;
-#endif
-    }
-    return p;
-}
+static const paths by_cast[NL_CAST_COUNT] = {
+    [NL_CAST_LLAMA] = PATHS(rmsnorm_llama),     [NL_CAST_T5] = PATHS(rmsnorm_llama),
+    [NL_CAST_GEMMA] = PATHS(rmsnorm_gemma),     [NL_CAST_T5_F32W] = PATHS(rmsnorm_t5_f32w),
+    [NL_CAST_TORCH] = PATHS(layernorm_torch),
+};
 
 static nl_half_fn best_of(nl_cast cast)
 {
-    paths p = paths_of(cast);
+    paths p = by_cast[cast];
     switch (nl_isa_active()) {
     case NL_ISA_AVX512: return p.avx512 ? p.avx512 : p.scalar;
     case NL_ISA_AVX2: return p.avx2 ? p.avx2 : p.scalar;

@@ -33,6 +33,50 @@ int nl_half_check_args(nl_dtype dt, const uint16_t *x, const void *gamma,
                        const void *beta, size_t rows, size_t d,
                        const uint16_t *y, nl_norm norm);
 
+/* The last step of RMSNorm for one element under any cast order: `xr` is
+ * x * r in fp32, gamma[i] the weight (uint16_t in dt, float for T5_F32W).
+ * The scalar kernels and the vector kernels' tails share it. */
+static inline uint16_t nl_rms_point(nl_dtype dt, nl_cast cast, float xr, const void *gamma,
+                                    size_t i)
+{
+    if (cast == NL_CAST_T5_F32W)
+        return nl_half_from_float(dt, ((const float *)gamma)[i] * xr);
+    if (cast == NL_CAST_GEMMA)
+        return nl_gemma_point(dt, xr, ((const uint16_t *)gamma)[i]);
+    return nl_llama_point(dt, xr, ((const uint16_t *)gamma)[i]); /* llama, t5 */
+}
+
+/* torch's LayerNorm for one element: (x * rstd + shift) * g + b in fp32,
+ * shift = -rstd * mean, four roundings in this order (no FMA), then one
+ * to the dtype. */
+static inline uint16_t nl_torch_point(nl_dtype dt, float x, float rstd, float shift,
+                                      uint16_t g, uint16_t b)
+{
+    float t = x * rstd + shift;
+    t = t * nl_half_to_float(dt, g);
+    return nl_half_from_float(dt, t + nl_half_to_float(dt, b));
+}
+
+/* The exported kernel of a cast order in one implementation file: checks
+ * the call, then runs ROW(dt, cast, x, gamma, beta, eps, d, y) on each
+ * row, with the dtype a constant in each branch so that every inner loop
+ * is compiled for one dtype. */
+#define NL_HALF_ROW_KERNEL(name, cast, ROW)                                               \
+    int nl_##name(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,    \
+                  float eps, size_t rows, size_t d, uint16_t *y)                          \
+    {                                                                                     \
+        int rc = nl_half_check_args(dt, x, gamma, beta, rows, d, y, nl_cast_norm(cast));  \
+        if (rc)                                                                           \
+            return rc;                                                                    \
+        for (size_t r = 0; r < rows; r++) {                                               \
+            if (dt == NL_DT_BF16)                                                         \
+                ROW(NL_DT_BF16, cast, x + r * d, gamma, beta, eps, d, y + r * d);         \
+            else                                                                          \
+                ROW(NL_DT_F16, cast, x + r * d, gamma, beta, eps, d, y + r * d);          \
+        }                                                                                 \
+        return NL_OK;                                                                     \
+    }
+
 #define NL_DECLARE_HALF_KERNEL(name)                                          \
     int nl_##name(nl_dtype dt, const uint16_t *x, const void *gamma,          \
                   const void *beta, float eps, size_t rows, size_t d,         \

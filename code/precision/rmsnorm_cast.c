@@ -1,70 +1,27 @@
 /* rmsnorm_cast.c — the scalar RMSNorm of each model family on bf16/fp16
  * activations: the bit-exact model every faster kernel is checked against.
  * Row statistics come from row_stats.c, the per-element rounding from
- * cast_points.c; what is left here is the loop. */
+ * cast_points.c (through nl_rms_point); what is left here is the loop.
+ *
+ * llama: LlamaRMSNorm. t5: T5LayerNorm with a weight in the activations'
+ * dtype, the same rounding points (its `.to(self.weight.dtype)` is the
+ * dtype). t5_f32w: T5LayerNorm with an fp32 weight: no cast inside,
+ * `self.weight * hidden_states` in fp32, and the module returns fp32;
+ * here the output keeps the input's dtype, so that fp32 result is rounded
+ * once, as the next bf16 layer would round it. */
 #include "precision/precision.h"
 
-// @snippet rmsnorm-llama-scalar
-/* LlamaRMSNorm, and T5LayerNorm with a weight in the activations' dtype
- * (the same rounding points: its `.to(self.weight.dtype)` is the dtype). */
-int nl_rmsnorm_llama_scalar(nl_dtype dt, const uint16_t *x, const void *gamma,
-                            const void *beta, float eps, size_t rows, size_t d,
-                            uint16_t *y)
+// @snippet rmsnorm-cast-scalar
+static inline void rms_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma,
+                           const void *beta, float eps, size_t d, uint16_t *y)
 {
     (void)beta;
-    int rc = nl_half_check_args(dt, x, gamma, NULL, rows, d, y, NL_RMSNORM);
-    if (rc)
-        return rc;
-    const uint16_t *w = gamma;
-    for (size_t r = 0; r < rows; r++) {
-        const uint16_t *xr = x + r * d;
-        uint16_t *yr = y + r * d;
-        float inv = nl_half_rms_inv(dt, xr, d, eps);
-        for (size_t i = 0; i < d; i++)
-            yr[i] = nl_llama_point(dt, nl_half_to_float(dt, xr[i]) * inv, w[i]);
-    }
-    return NL_OK;
+    float inv = nl_half_rms_inv(dt, x, d, eps);
+    for (size_t i = 0; i < d; i++)
+        y[i] = nl_rms_point(dt, cast, nl_half_to_float(dt, x[i]) * inv, gamma, i);
 }
 // @end
 
-int nl_rmsnorm_gemma_scalar(nl_dtype dt, const uint16_t *x, const void *gamma,
-                            const void *beta, float eps, size_t rows, size_t d,
-                            uint16_t *y)
-{
-    (void)beta;
-    int rc = nl_half_check_args(dt, x, gamma, NULL, rows, d, y, NL_RMSNORM);
-    if (rc)
-        return rc;
-    const uint16_t *w = gamma;
-    for (size_t r = 0; r < rows; r++) {
-        const uint16_t *xr = x + r * d;
-        uint16_t *yr = y + r * d;
-        float inv = nl_half_rms_inv(dt, xr, d, eps);
-        for (size_t i = 0; i < d; i++)
-            yr[i] = nl_gemma_point(dt, nl_half_to_float(dt, xr[i]) * inv, w[i]);
-    }
-    return NL_OK;
-}
-
-/* T5LayerNorm with an fp32 weight: no cast inside, `self.weight *
- * hidden_states` happens in fp32 and the module returns fp32. Here the
- * output keeps the input's dtype, so that fp32 result is rounded once, as
- * the next bf16 layer would round it. */
-int nl_rmsnorm_t5_f32w_scalar(nl_dtype dt, const uint16_t *x, const void *gamma,
-                              const void *beta, float eps, size_t rows, size_t d,
-                              uint16_t *y)
-{
-    (void)beta;
-    int rc = nl_half_check_args(dt, x, gamma, NULL, rows, d, y, NL_RMSNORM);
-    if (rc)
-        return rc;
-    const float *w = gamma;
-    for (size_t r = 0; r < rows; r++) {
-        const uint16_t *xr = x + r * d;
-        uint16_t *yr = y + r * d;
-        float inv = nl_half_rms_inv(dt, xr, d, eps);
-        for (size_t i = 0; i < d; i++)
-            yr[i] = nl_half_from_float(dt, w[i] * (nl_half_to_float(dt, xr[i]) * inv));
-    }
-    return NL_OK;
-}
+NL_HALF_ROW_KERNEL(rmsnorm_llama_scalar, NL_CAST_LLAMA, rms_row)
+NL_HALF_ROW_KERNEL(rmsnorm_gemma_scalar, NL_CAST_GEMMA, rms_row)
+NL_HALF_ROW_KERNEL(rmsnorm_t5_f32w_scalar, NL_CAST_T5_F32W, rms_row)
