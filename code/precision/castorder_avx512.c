@@ -35,7 +35,11 @@ static inline __m256i narrow16(nl_dtype dt, __m512 v)
     __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
                                             _mm512_set1_epi32(0x7f800000));
     r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
-    return _mm512_cvtepi32_epi16(r);
+    /* the low 16 bits of each lane, gathered into the low 256 bits (one
+     * vpermw; vpmovdw would do it too but becomes a slow store) */
+    const __m512i even = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                          30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    return _mm512_castsi512_si256(_mm512_permutexvar_epi16(even, r));
 }
 // @end
 
@@ -44,9 +48,15 @@ static inline __m512 load16(nl_dtype dt, const uint16_t *p, __mmask16 k)
     return widen16(dt, _mm256_maskz_loadu_epi16(k, p));
 }
 
+/* A full vector is stored unmasked: a masked store of the narrowed lanes
+ * is fused by the compiler into a masked vpmovdw to memory, which runs
+ * many times slower than a plain store. */
 static inline void store16(nl_dtype dt, uint16_t *p, __m512 v, __mmask16 k)
 {
-    _mm256_mask_storeu_epi16(p, k, narrow16(dt, v));
+    if (k == 0xffff)
+        _mm256_storeu_si256((__m256i *)p, narrow16(dt, v));
+    else
+        _mm256_mask_storeu_epi16(p, k, narrow16(dt, v));
 }
 
 static inline __mmask16 lanes(size_t i, size_t d)
@@ -54,32 +64,44 @@ static inline __mmask16 lanes(size_t i, size_t d)
     return d - i >= 16 ? (__mmask16)0xffff : nl_mask16(d - i);
 }
 
-/* sum of (x - c)^2 over the row, in double (c = 0: of x^2) */
-static inline double sum_dev2(nl_dtype dt, const uint16_t *x, size_t d, double c)
+/* The 16 lanes of v as two 8-lane doubles, minus c. */
+static inline void halves(__m512 v, __m512d c, __m512d *lo, __m512d *hi)
 {
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, cc = _mm512_set1_pd(c);
-    for (size_t i = 0; i < d; i += 16) {
-        __m512 v = load16(dt, x + i, lanes(i, d));
-        __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
-        __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-        __mmask8 klo = (__mmask8)lanes(i, d), khi = (__mmask8)(lanes(i, d) >> 8);
-        lo = _mm512_maskz_sub_pd(klo, lo, cc);
-        hi = _mm512_maskz_sub_pd(khi, hi, cc);
-        a0 = _mm512_fmadd_pd(lo, lo, a0);
-        a1 = _mm512_fmadd_pd(hi, hi, a1);
-    }
-    return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
+    *lo = _mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), c);
+    *hi = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))), c);
 }
 
-static inline double sum_x(nl_dtype dt, const uint16_t *x, size_t d)
+/* sum of (x - c)^2 over the row in double (c = 0: of x^2); square = 0:
+ * the sum of x. Four accumulators, so that the adds do not wait on each
+ * other; masked-off tail lanes load as 0 and are kept out by the mask. */
+static inline double row_sum(nl_dtype dt, const uint16_t *x, size_t d, double c, int square)
 {
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0;
-    for (size_t i = 0; i < d; i += 16) {
-        __m512 v = load16(dt, x + i, lanes(i, d));
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, cc = _mm512_set1_pd(c);
+    size_t i = 0;
+    for (; i + 32 <= d; i += 32) {
+        __m512d l0, h0, l1, h1;
+        halves(load16(dt, x + i, 0xffff), cc, &l0, &h0);
+        halves(load16(dt, x + i + 16, 0xffff), cc, &l1, &h1);
+        if (square) {
+            a0 = _mm512_fmadd_pd(l0, l0, a0), a1 = _mm512_fmadd_pd(h0, h0, a1);
+            a2 = _mm512_fmadd_pd(l1, l1, a2), a3 = _mm512_fmadd_pd(h1, h1, a3);
+        } else {
+            a0 = _mm512_add_pd(a0, l0), a1 = _mm512_add_pd(a1, h0);
+            a2 = _mm512_add_pd(a2, l1), a3 = _mm512_add_pd(a3, h1);
+        }
     }
-    return _mm512_reduce_add_pd(_mm512_add_pd(a0, a1));
+    for (; i < d; i += 16) {
+        __mmask16 k = lanes(i, d);
+        __m512d lo, hi;
+        halves(load16(dt, x + i, k), cc, &lo, &hi);
+        lo = _mm512_maskz_mov_pd((__mmask8)k, lo);
+        hi = _mm512_maskz_mov_pd((__mmask8)(k >> 8), hi);
+        if (square)
+            a0 = _mm512_fmadd_pd(lo, lo, a0), a1 = _mm512_fmadd_pd(hi, hi, a1);
+        else
+            a0 = _mm512_add_pd(a0, lo), a1 = _mm512_add_pd(a1, hi);
+    }
+    return _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(a0, a1), _mm512_add_pd(a2, a3)));
 }
 
 /* One row of RMSNorm with the rounding points of `cast`. */
@@ -88,7 +110,7 @@ rms_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const v
         float eps, size_t d, uint16_t *y)
 {
     (void)beta;
-    const __m512 inv = _mm512_set1_ps(nl_half_rms_inv_from(sum_dev2(dt, x, d, 0.0), d, eps));
+    const __m512 inv = _mm512_set1_ps(nl_half_rms_inv_from(row_sum(dt, x, d, 0.0, 1), d, eps));
     const __m512 one = _mm512_set1_ps(1.0f);
     for (size_t i = 0; i < d; i += 16) {
         __mmask16 k = lanes(i, d);
@@ -112,9 +134,9 @@ ln_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const vo
 {
     (void)cast;
     const uint16_t *g = gamma, *b = beta;
-    double mean = sum_x(dt, x, d) / (double)d;
+    double mean = row_sum(dt, x, d, 0.0, 0) / (double)d;
     float meanf, rstdf;
-    nl_half_ln_stats_from(mean, sum_dev2(dt, x, d, mean), d, eps, &meanf, &rstdf);
+    nl_half_ln_stats_from(mean, row_sum(dt, x, d, mean, 1), d, eps, &meanf, &rstdf);
     const __m512 shift = _mm512_set1_ps(-rstdf * meanf), rstd = _mm512_set1_ps(rstdf);
     for (size_t i = 0; i < d; i += 16) {
         __mmask16 k = lanes(i, d);
