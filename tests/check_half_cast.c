@@ -194,6 +194,41 @@ START_TEST(every_impl_equals_the_scalar_kernel_of_its_cast_order)
 }
 END_TEST
 
+/* A weight so small that outputs are subnormal in the dtype: vector
+ * narrowing that flushes them (as vcvtneps2bf16 does) must not be used
+ * for them. */
+START_TEST(subnormal_outputs_survive)
+{
+    HALF_OR_SKIP(h, _i);
+    if (h->cast == NL_CAST_GEMMA)
+        NL_SKIP("gemma scales by 1 + w: its outputs cannot be made subnormal by the weight");
+    size_t rows = 3, d = 37;
+    half_problem p = make(h, rows, d, 0, 99);
+    float tiny = h->dtype == NL_DT_BF16 ? 3e-39f : 3e-6f; /* subnormal in the dtype */
+    for (size_t i = 0; i < d; i++) {
+        if (p.wdt == NL_DT_F32)
+            ((float *)p.gamma)[i] = tiny;
+        else
+            ((uint16_t *)p.gamma)[i] = nl_half_from_float(p.wdt, tiny);
+        if (h->norm == NL_LAYERNORM)
+            ((uint16_t *)p.beta)[i] = 0;
+    }
+    const nl_half_impl *ref = nl_half_scalar_of(h->cast, h->dtype);
+    ck_assert_int_eq(ref->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.want), 0);
+    ck_assert_int_eq(h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.y), 0);
+    size_t nonzero = 0;
+    for (size_t i = 0; i < rows * d; i++) {
+        nonzero += (p.want[i] & 0x7fff) != 0;
+        double u = nl_half_ulp_error(p.dt, p.y[i], nl_half_to_float(p.dt, p.want[i]));
+        ck_assert_msg(u <= h->ulp, "%s, subnormal outputs: element %zu is 0x%04x, the scalar "
+                      "order gives 0x%04x. Does the vector narrowing flush subnormals to zero?",
+                      h->name, i, p.y[i], p.want[i]);
+    }
+    ck_assert_msg(nonzero > rows * d / 2, "the test data should give subnormal, not zero, outputs");
+    release(&p);
+}
+END_TEST
+
 START_TEST(in_place_and_rows_zero)
 {
     HALF_OR_SKIP(h, _i);
@@ -274,6 +309,7 @@ Suite *nl_suite(void)
     tcase_set_timeout(reg, 60);
     tcase_add_loop_test(reg, every_impl_equals_the_scalar_kernel_of_its_cast_order, 0, (int)count_impls());
     tcase_add_loop_test(reg, in_place_and_rows_zero, 0, (int)count_impls());
+    tcase_add_loop_test(reg, subnormal_outputs_survive, 0, (int)count_impls());
     tcase_add_loop_test(reg, every_cast_order_is_near_the_double_reference, 0, (int)count_impls());
     tcase_add_test(reg, bad_arguments_are_refused);
     suite_add_tcase(s, reg);

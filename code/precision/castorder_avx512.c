@@ -9,9 +9,11 @@
  *                NaN lanes blended to (bits >> 16) | 0x40
  *   fp16         vcvtph2ps / vcvtps2ph (round to nearest even), which
  *                round as nl_fp16_from_float does (check_half_convert).
- * This CPU's avx512_bf16 (vcvtneps2bf16) would narrow in one instruction,
- * but it flushes subnormal inputs and outputs to zero, so it is not
- * bit-identical to the scalar kernel; the integer trick costs 4 ops. */
+ * Where the CPU has avx512_bf16, vcvtneps2bf16 narrows in one instruction:
+ * it rounds to nearest even and quiets NaNs as our definition does, but
+ * reads subnormal inputs as zero, so a vector with a subnormal lane (in a
+ * norm's output, practically never) takes the integer trick instead. */
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include "precision/precision.h"
@@ -43,6 +45,31 @@ static inline __m256i narrow16(nl_dtype dt, __m512 v)
 }
 // @end
 
+/* avx512_bf16, asked of the CPU once (leaf 7, subleaf 1, EAX bit 5). */
+static int cpu_has_bf16(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        known = __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5));
+    }
+    return known;
+}
+
+#define BF16_TARGET __attribute__((target("avx512bf16")))
+
+// @snippet bf16-narrow-avx512bf16
+BF16_TARGET static inline __m256i narrow16_hw(__m512 v)
+{
+    __m512i u = _mm512_castps_si512(v);
+    __mmask16 subnormal = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7f800000)) &
+                          _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x007fffff));
+    if (subnormal)
+        return narrow16(NL_DT_BF16, v);
+    return (__m256i)_mm512_cvtneps_pbh(v);
+}
+// @end
+
 static inline __m512 load16(nl_dtype dt, const uint16_t *p, __mmask16 k)
 {
     return widen16(dt, _mm256_maskz_loadu_epi16(k, p));
@@ -51,12 +78,23 @@ static inline __m512 load16(nl_dtype dt, const uint16_t *p, __mmask16 k)
 /* A full vector is stored unmasked: a masked store of the narrowed lanes
  * is fused by the compiler into a masked vpmovdw to memory, which runs
  * many times slower than a plain store. */
-static inline void store16(nl_dtype dt, uint16_t *p, __m512 v, __mmask16 k)
+/* NL_DT_BF16 + HW: bf16 narrowed by vcvtneps2bf16 (only in BF16_TARGET
+ * functions, only on CPUs that have it). */
+enum { HW = 16 };
+
+static inline __attribute__((always_inline)) __m256i narrow_any(int dt, __m512 v)
+{
+    if (dt == NL_DT_BF16 + HW)
+        return narrow16_hw(v);
+    return narrow16((nl_dtype)dt, v);
+}
+
+static inline __attribute__((always_inline)) void store16(int dt, uint16_t *p, __m512 v, __mmask16 k)
 {
     if (k == 0xffff)
-        _mm256_storeu_si256((__m256i *)p, narrow16(dt, v));
+        _mm256_storeu_si256((__m256i *)p, narrow_any(dt, v));
     else
-        _mm256_mask_storeu_epi16(p, k, narrow16(dt, v));
+        _mm256_mask_storeu_epi16(p, k, narrow_any(dt, v));
 }
 
 static inline __mmask16 lanes(size_t i, size_t d)
@@ -106,10 +144,10 @@ static inline double row_sum(nl_dtype dt, const uint16_t *x, size_t d, double c,
 
 /* One row of RMSNorm with the rounding points of `cast`. */
 static inline __attribute__((always_inline)) void
-rms_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const void *beta,
-        float eps, size_t d, uint16_t *y)
+rms_row_mode(int mode, nl_cast cast, const uint16_t *x, const void *gamma, float eps, size_t d,
+             uint16_t *y)
 {
-    (void)beta;
+    const nl_dtype dt = (nl_dtype)(mode % HW);
     const __m512 inv = _mm512_set1_ps(nl_half_rms_inv_from(row_sum(dt, x, d, 0.0, 1), d, eps));
     const __m512 one = _mm512_set1_ps(1.0f);
     for (size_t i = 0; i < d; i += 16) {
@@ -122,17 +160,17 @@ rms_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const v
             if (cast == NL_CAST_GEMMA)
                 out = _mm512_mul_ps(xr, _mm512_add_ps(one, w));
             else /* llama, t5: round x*r to the dtype, multiply in the dtype */
-                out = _mm512_mul_ps(widen16(dt, narrow16(dt, xr)), w);
+                out = _mm512_mul_ps(widen16(dt, narrow_any(mode, xr)), w);
         }
-        store16(dt, y + i, out, k);
+        store16(mode, y + i, out, k);
     }
 }
 
 static inline __attribute__((always_inline)) void
-ln_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const void *beta,
-       float eps, size_t d, uint16_t *y)
+ln_row_mode(int mode, const uint16_t *x, const void *gamma, const void *beta, float eps,
+            size_t d, uint16_t *y)
 {
-    (void)cast;
+    const nl_dtype dt = (nl_dtype)(mode % HW);
     const uint16_t *g = gamma, *b = beta;
     double mean = row_sum(dt, x, d, 0.0, 0) / (double)d;
     float meanf, rstdf;
@@ -142,13 +180,56 @@ ln_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const vo
         __mmask16 k = lanes(i, d);
         __m512 t = _mm512_add_ps(_mm512_mul_ps(load16(dt, x + i, k), rstd), shift);
         t = _mm512_mul_ps(t, load16(dt, g + i, k));
-        store16(dt, y + i, _mm512_add_ps(t, load16(dt, b + i, k)), k);
+        store16(mode, y + i, _mm512_add_ps(t, load16(dt, b + i, k)), k);
     }
 }
 
 /* A kernel per cast order; the dtype branch is taken once per call, so
  * each inner loop is compiled for one dtype. */
-NL_HALF_ROW_KERNEL(rmsnorm_llama_avx512, NL_CAST_LLAMA, rms_row)
-NL_HALF_ROW_KERNEL(rmsnorm_gemma_avx512, NL_CAST_GEMMA, rms_row)
-NL_HALF_ROW_KERNEL(rmsnorm_t5_f32w_avx512, NL_CAST_T5_F32W, rms_row)
-NL_HALF_ROW_KERNEL(layernorm_torch_avx512, NL_CAST_TORCH, ln_row)
+/* The rows for the row-kernel macro: with the integer narrowing, and
+ * (compiled for avx512_bf16) with vcvtneps2bf16 for bf16. */
+static inline __attribute__((always_inline)) void
+rms_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const void *beta,
+        float eps, size_t d, uint16_t *y)
+{
+    (void)beta;
+    rms_row_mode(dt, cast, x, gamma, eps, d, y);
+}
+
+BF16_TARGET static inline __attribute__((always_inline)) void
+rms_row_hw(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const void *beta,
+           float eps, size_t d, uint16_t *y)
+{
+    (void)beta;
+    rms_row_mode(dt == NL_DT_BF16 ? NL_DT_BF16 + HW : dt, cast, x, gamma, eps, d, y);
+}
+
+static inline __attribute__((always_inline)) void
+ln_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const void *beta,
+       float eps, size_t d, uint16_t *y)
+{
+    (void)cast;
+    ln_row_mode(dt, x, gamma, beta, eps, d, y);
+}
+
+BF16_TARGET static inline __attribute__((always_inline)) void
+ln_row_hw(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const void *beta,
+          float eps, size_t d, uint16_t *y)
+{
+    (void)cast;
+    ln_row_mode(dt == NL_DT_BF16 ? NL_DT_BF16 + HW : dt, x, gamma, beta, eps, d, y);
+}
+
+#define AVX512_KERNEL(name, cast, ROW)                                                    \
+    NL_HALF_ROW_KERNEL_ATTR(static, name##_int, cast, ROW)                                \
+    NL_HALF_ROW_KERNEL_ATTR(static BF16_TARGET, name##_hw, cast, ROW##_hw)                \
+    int nl_##name(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,    \
+                  float eps, size_t rows, size_t d, uint16_t *y)                          \
+    {                                                                                     \
+        return (cpu_has_bf16() ? nl_##name##_hw : nl_##name##_int)(dt, x, gamma, beta,    \
+                                                                   eps, rows, d, y);      \
+    }
+AVX512_KERNEL(rmsnorm_llama_avx512, NL_CAST_LLAMA, rms_row)
+AVX512_KERNEL(rmsnorm_gemma_avx512, NL_CAST_GEMMA, rms_row)
+AVX512_KERNEL(rmsnorm_t5_f32w_avx512, NL_CAST_T5_F32W, rms_row)
+AVX512_KERNEL(layernorm_torch_avx512, NL_CAST_TORCH, ln_row)
