@@ -62,6 +62,7 @@ typedef struct {
     double speedup;       /* naive median / this median; NaN when no naive ran */
     double max_err, tol;
     double copy_gbps_by_kind[NL_COPY_KINDS];
+    const char *dtype;    /* "f32" (NULL), "bf16", "f16": of x and y; bytes count it */
 } nl_bench_row;
 
 /* Opens `path` for a new CSV: refuses (returns NULL, message on stderr)

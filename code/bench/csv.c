@@ -15,7 +15,7 @@
 static const char columns[] =
     "impl,norm,rows,d,threads,peer,status,samples,reps,"
     "median_s,p10_s,p90_s,gbps,copy_gbps,roof,frac_copy,frac_p10,frac_p90,"
-    "speedup,max_err,tol,memcpy_gbps,loop_gbps,stream_gbps";
+    "speedup,max_err,tol,memcpy_gbps,loop_gbps,stream_gbps,dtype";
 
 const char *nl_csv_columns(void) { return columns; }
 
@@ -74,5 +74,7 @@ void nl_csv_row(FILE *f, const nl_bench_row *r)
     num(f, "%.1e", r->tol);
     for (int k = 0; k < NL_COPY_KINDS; k++)
         num(f, "%.3f", r->copy_gbps_by_kind[k]);
-    fputc('\n', f);
+    /* last, so that readers by position keep working; max_err and tol of
+     * a bf16/fp16 row are in ulps of its dtype, from its scalar order */
+    fprintf(f, ",%s\n", r->dtype ? r->dtype : "f32");
 }

@@ -15,6 +15,7 @@
 #endif
 
 #include "bench/bench.h"
+#include "precision/bench_half.h"
 #include "commands.h"
 #include "normlab.h"
 
@@ -44,6 +45,7 @@ typedef struct {
     const char *impls; /* comma list or NULL for all */
     const char *notes[MAX_LIST];
     size_t nnotes;
+    int dtypes;          /* --dtype: bits (1 << nl_dtype); 0 = f32 only */
     int show;            /* --show: print a CSV's table instead of measuring */
     const char *show_csv;
 } options;
@@ -56,6 +58,7 @@ typedef struct {
     double tol;
     int threaded, peer;
     const char *unavailable;
+    const nl_half_impl *half; /* a bf16/fp16 kernel (chapter 8), else NULL */
 } entry;
 
 static void usage(FILE *to)
@@ -77,6 +80,10 @@ static void usage(FILE *to)
         "  --impl NAME[,NAME] only these implementations ('onednn' is the peer); OpenCL\n"
         "                     ones run only when named here (see --opencl)\n"
         "  --no-peer          leave out the oneDNN peer\n"
+        "  --dtype T[,T]      data types: f32 (default), bf16, f16. A bf16/fp16 row moves\n"
+        "                     half the bytes, and its copy roof copies those same bytes;\n"
+        "                     its max_err and tol are ulps from its scalar cast order.\n"
+        "                     Scalar bf16/fp16 kernels run only when named by --impl\n"
         "  --csv FILE         also write one CSV row per measurement; an existing FILE\n"
         "                     is never overwritten unless --force is given\n"
         "  --force            allow --csv to replace FILE\n"
@@ -181,6 +188,19 @@ static int parse(int argc, char **argv, options *o)
                 return 0;
             }
             o->impls = v;
+        } else if ((v = value_of(argc, argv, &i, "--dtype"))) {
+            for (const char *p = v; *p;) {
+                const char *comma = strchr(p, ',');
+                char name[32];
+                snprintf(name, sizeof name, "%.*s", (int)(comma ? comma - p : (long)strlen(p)), p);
+                int dt = nl_dtype_parse(name);
+                if (dt < 0) {
+                    fprintf(stderr, "normlab bench: --dtype '%s' is not f32, bf16 or f16\n", name);
+                    return 0;
+                }
+                o->dtypes |= 1 << dt;
+                p += strlen(name) + (comma != NULL);
+            }
         } else if ((v = value_of(argc, argv, &i, "--note"))) {
             if (o->nnotes == MAX_LIST - 12) {
                 fprintf(stderr, "normlab bench: too many --note\n");
@@ -219,7 +239,7 @@ static int check_impl_names(const char *list)
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
         char name[128];
         snprintf(name, sizeof name, "%.*s", (int)n, p);
-        if (strcmp(name, "onednn") != 0 && !nl_find_impl(name)) {
+        if (strcmp(name, "onednn") != 0 && !nl_find_impl(name) && !nl_find_half_impl(name)) {
             fprintf(stderr, "normlab bench: no implementation '%s' (normlab impls lists them)\n",
                     name);
             return 0;
@@ -233,7 +253,8 @@ static size_t collect(const options *o, entry *out, size_t max)
 {
     size_t n, k = 0;
     const nl_impl *all = nl_impls(&n);
-    for (size_t i = 0; i < n && k < max; i++) {
+    int f32 = !o->dtypes || (o->dtypes & (1 << NL_DT_F32));
+    for (size_t i = 0; f32 && i < n && k < max; i++) {
         if (!listed(o->impls, all[i].name))
             continue;
         /* A device kernel against the host's copy roof compares unlike
@@ -243,14 +264,44 @@ static size_t collect(const options *o, entry *out, size_t max)
             continue;
         out[k++] = (entry){all[i].name, all[i].norm, all[i].fn, all[i].tol,
                            (all[i].requires & NL_REQ_OPENMP) != 0, 0,
-                           nl_impl_unavailable(&all[i])};
+                           nl_impl_unavailable(&all[i]), NULL};
     }
-    if (!o->no_peer && listed(o->impls, "onednn") && k < max) {
+    /* chapter 8: the bf16/fp16 kernels of each asked-for dtype; the scalar
+     * orders are models to check against, not contenders, unless named */
+    const nl_half_impl *half = nl_half_impls(&n);
+    for (size_t i = 0; i < n && k < max; i++) {
+        const nl_half_impl *h = &half[i];
+        if (!(o->dtypes & (1 << h->dtype)) || !listed(o->impls, h->name))
+            continue;
+        if (!o->impls && (nl_half_scalar_of(h->cast, h->dtype) == h || (h->requires & NL_REQ_OPENCL)))
+            continue;
+        out[k++] = (entry){h->name, h->norm, NULL, h->ulp, (h->requires & NL_REQ_OPENMP) != 0,
+                           0, nl_half_unavailable(h), h};
+    }
+    if (f32 && !o->no_peer && listed(o->impls, "onednn") && k < max) {
         /* The peer's bound: the same as our naive float LayerNorm's. */
         out[k++] = (entry){"onednn", NL_LAYERNORM, nl_onednn_layernorm, 2e-5, 1, 1,
-                           nl_onednn_unavailable()};
+                           nl_onednn_unavailable(), NULL};
     }
     return k;
+}
+
+/* A bf16/fp16 kernel on the f32 problem's data converted to its dtype:
+ * checked against its scalar cast order (max_err in ulps), then timed
+ * only if within its stated ulps. */
+static int bench_half(const nl_half_impl *h, const nl_bench_data *data, size_t samples,
+                      nl_bench_row *row)
+{
+    nl_half_bench hb;
+    int rc = nl_half_bench_new(&hb, h, data);
+    if (rc)
+        return rc;
+    row->dtype = nl_dtype_name(h->dtype);
+    row->max_err = nl_half_bench_validate(&hb, &rc);
+    if (rc == 0 && row->max_err <= h->ulp)
+        rc = nl_half_bench_time(&hb, samples, row);
+    nl_half_bench_free(&hb);
+    return rc;
 }
 
 /* The naive implementation of a norm is the yardstick for speed-up. */
@@ -623,7 +674,8 @@ int cmd_bench(int argc, char **argv)
         else
             printf("  skipped %s: %s\n", entries[e].name, entries[e].unavailable);
     }
-    if (!o.no_peer && listed(o.impls, "onednn") && !nl_onednn_unavailable())
+    if ((!o.dtypes || (o.dtypes & (1 << NL_DT_F32))) && !o.no_peer && listed(o.impls, "onednn") &&
+        !nl_onednn_unavailable())
         printf("  peer: %s layer normalization (oneDNN 2.x has no RMSNorm)\n",
                nl_onednn_version());
 
@@ -668,10 +720,13 @@ int cmd_bench(int argc, char **argv)
                 if (!shown)
                     block_header(s, t), shown = 1;
                 int rc;
-                row.max_err = nl_bench_validate(e->norm, e->fn, &data, &rc);
+                if (e->half)
+                    rc = bench_half(e->half, &data, o.samples, &row);
+                else
+                    row.max_err = nl_bench_validate(e->norm, e->fn, &data, &rc);
                 if (rc == 0 && !(row.max_err <= e->tol))
                     row.status = "invalid";
-                if (rc == 0 && !strcmp(row.status, "ok"))
+                if (!e->half && rc == 0 && !strcmp(row.status, "ok"))
                     rc = nl_bench_time(e->fn, e->norm, &data, o.samples, &row);
                 if (rc != 0) {
                     row.status = "error";
@@ -685,7 +740,8 @@ int cmd_bench(int argc, char **argv)
                         status = 1;
                     else if (is_naive(e) && ti == 0)
                         naive_s[e->norm] = row.median_s;
-                    row.speedup = naive_s[e->norm] / row.median_s;
+                    /* speed-up over the naive f32 kernel is an f32 figure */
+                    row.speedup = e->half ? NAN : naive_s[e->norm] / row.median_s;
                     print_row(&row);
                 }
                 if (csv)
