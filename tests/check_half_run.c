@@ -384,6 +384,42 @@ START_TEST(impls_and_precision_list_the_16_bit_kernels)
 }
 END_TEST
 
+START_TEST(bench_dtype_rows_carry_their_dtype)
+{
+    make_dir();
+    const char *args[] = {"bench", "--dtype", "f32,bf16", "--shape", "8x64", "--samples", "1",
+                          "--threads", "1", "--no-peer", "--impl",
+                          "rmsnorm_naive,rmsnorm_llama_bf16_best,layernorm_torch_bf16",
+                          "--csv", at("b.csv"), NULL};
+    nl_run_result r;
+    nl_run_normlab(&r, args, NULL);
+    ck_assert_msg(r.code == 0, "normlab bench --dtype f32,bf16 exited %d: %s", r.code, r.err);
+    FILE *f = fopen(at("b.csv"), "r");
+    ck_assert_ptr_nonnull(f);
+    char line[1024];
+    int header = 0, bf16 = 0, f32 = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#')
+            continue;
+        if (!header) {
+            header = 1;
+            ck_assert_msg(strstr(line, ",dtype\n") != NULL, "the CSV header should end in dtype: %s", line);
+            continue;
+        }
+        ck_assert_msg(strstr(line, ",ok,"), "a row is not ok: %s", line);
+        bf16 += strstr(line, ",bf16\n") != NULL && strstr(line, "_bf16") != NULL;
+        f32 += strstr(line, "rmsnorm_naive,") == line && strstr(line, ",f32\n") != NULL;
+    }
+    fclose(f);
+    ck_assert_msg(bf16 == 2 && f32 == 1, "expected 2 bf16 rows and 1 f32 row, got %d and %d", bf16, f32);
+    const char *bad[] = {"bench", "--dtype", "f64", NULL};
+    nl_run_normlab(&r, bad, NULL);
+    ck_assert_msg(r.code == 2 && strstr(r.err, "f64"), "--dtype f64: expected exit 2 naming it, "
+                  "got %d: %s", r.code, r.err);
+    remove_dir();
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("half_run");
@@ -395,6 +431,7 @@ Suite *nl_suite(void)
     tcase_add_test(tc, existing_output_is_kept_without_force);
     tcase_add_test(tc, numpy_writes_the_same_bytes_and_reads_ours);
     tcase_add_test(tc, impls_and_precision_list_the_16_bit_kernels);
+    tcase_add_test(tc, bench_dtype_rows_carry_their_dtype);
     suite_add_tcase(s, tc);
     return s;
 }
