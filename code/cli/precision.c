@@ -1,8 +1,10 @@
 /* precision.c — `normlab precision`: chapter 8's numbers, computed here
  * and now. Every figure in the chapter's prose comes from this output. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "normlab.h"
@@ -20,7 +22,11 @@ static void help(FILE *to)
 "with every 97th channel scaled by 100-1000 (outliers). Then the spread of\n"
 "per-row worst errors, how often Llama's and Gemma's orders disagree, fp16\n"
 "statistics without the fp32 upcast, and eps in fp16.\n"
-"Defaults: --rows 128 --d 4096 --seed 0.\n");
+"Defaults: --rows 128 --d 4096 --seed 0.\n"
+"\n"
+"  --histogram FILE  also write the per-row histogram as a table for gnuplot\n"
+"                    (scripts/book/plot-precision.sh); an existing FILE is kept\n"
+"                    unless --force is given\n");
 }
 
 static const nl_cast orders[] = {NL_CAST_LLAMA, NL_CAST_GEMMA, NL_CAST_T5_F32W, NL_CAST_TORCH};
@@ -46,7 +52,36 @@ static int error_table(size_t rows, size_t d, uint64_t seed)
     return 0;
 }
 
-static int histogram(size_t rows, size_t d, uint64_t seed)
+/* The histogram's numbers as a whitespace table: bucket, then rows per
+ * order; written to a temporary and renamed, never over a user's file
+ * without --force. */
+static int write_histogram(const char *path, int force, const nl_ulp_stats s[2])
+{
+    if (!force && access(path, F_OK) == 0) {
+        fprintf(stderr, "normlab precision: %s exists; not overwritten (--force to replace it)\n", path);
+        return 2;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "normlab precision: cannot write %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    fprintf(f, "# worst_ulps llama_bf16_rows gemma_bf16_rows\n");
+    for (size_t b = 0; b < NL_ULP_BUCKETS; b++) {
+        double e = nl_ulp_bucket_edge(b);
+        if (isinf(e))
+            fprintf(f, "\">2\" %zu %zu\n", s[0].row_hist[b], s[1].row_hist[b]);
+        else
+            fprintf(f, "\"<=%.2f\" %zu %zu\n", e, s[0].row_hist[b], s[1].row_hist[b]);
+    }
+    if (fclose(f) != 0) {
+        fprintf(stderr, "normlab precision: writing %s failed\n", path);
+        return 2;
+    }
+    return 0;
+}
+
+static int histogram(size_t rows, size_t d, uint64_t seed, const char *path, int force)
 {
     printf("\nrows by their worst output (ulps), outlier data, %zu rows of %zu\n", rows, d);
     printf("%-10s %-22s %-22s\n", "worst <=", "llama bf16", "gemma bf16");
@@ -67,7 +102,7 @@ static int histogram(size_t rows, size_t d, uint64_t seed)
         printf("%-10s %5zu %-16s %5zu %-16s\n", edge, s[0].row_hist[b], bars[0],
                s[1].row_hist[b], bars[1]);
     }
-    return 0;
+    return path ? write_histogram(path, force, s) : 0;
 }
 
 static int disagreement(size_t rows, size_t d, uint64_t seed)
@@ -131,6 +166,8 @@ static void eps_in_fp16(void)
 int cmd_precision(int argc, char **argv)
 {
     size_t rows = 128, d = 4096, seed = 0;
+    const char *hist = NULL;
+    int force = 0;
     for (int i = 1; i < argc; i++) {
         const char *v;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -141,6 +178,11 @@ int cmd_precision(int argc, char **argv)
             if (!(v = nl_option_value(argc, argv, &i)) ||
                 !nl_parse_size_max(v, is_rows ? "--rows" : "--d", 1u << 16, is_rows ? &rows : &d))
                 return 2;
+        } else if (!strcmp(argv[i], "--histogram")) {
+            if (!(hist = nl_option_value(argc, argv, &i)))
+                return 2;
+        } else if (!strcmp(argv[i], "--force")) {
+            force = 1;
         } else if (!strcmp(argv[i], "--seed")) {
             if (!(v = nl_option_value(argc, argv, &i)) || !nl_parse_size(v, "--seed", &seed))
                 return 2;
@@ -150,8 +192,17 @@ int cmd_precision(int argc, char **argv)
     }
     if (!nl_check_shape(rows, d, 6))
         return 2;
-    if (error_table(rows, d, seed) || histogram(rows, d, seed) || disagreement(rows, d, seed))
-        return 1;
+    if (hist && !force && access(hist, F_OK) == 0) {
+        fprintf(stderr, "normlab precision: %s exists; not overwritten (--force to replace it)\n", hist);
+        return 2;
+    }
+    int rc = error_table(rows, d, seed);
+    if (!rc)
+        rc = histogram(rows, d, seed, hist, force);
+    if (!rc)
+        rc = disagreement(rows, d, seed);
+    if (rc)
+        return rc;
     fp16_overflow();
     eps_in_fp16();
     return 0;
