@@ -18,6 +18,7 @@
 
 #include "precision/precision.h"
 #include "simd/avx512_util.h"
+#include "simd/simd.h"
 
 static inline __m512 widen16(nl_dtype dt, __m256i h)
 {
@@ -78,23 +79,28 @@ static inline __m512 load16(nl_dtype dt, const uint16_t *p, __mmask16 k)
 /* A full vector is stored unmasked: a masked store of the narrowed lanes
  * is fused by the compiler into a masked vpmovdw to memory, which runs
  * many times slower than a plain store. */
-/* NL_DT_BF16 + HW: bf16 narrowed by vcvtneps2bf16 (only in BF16_TARGET
- * functions, only on CPUs that have it). */
-enum { HW = 16 };
+/* A row's mode: the dtype, plus HW (bf16 narrowed by vcvtneps2bf16: only
+ * in BF16_TARGET functions, only on CPUs that have it), plus NT (aligned
+ * full vectors stored past the caches, for outputs larger than L2: an
+ * ordinary store first reads the line it writes, a third stream of
+ * traffic that a copy with streaming stores does not pay). */
+enum { HW = 16, NT = 32 };
 
-static inline __attribute__((always_inline)) __m256i narrow_any(int dt, __m512 v)
+static inline __attribute__((always_inline)) __m256i narrow_any(int mode, __m512 v)
 {
-    if (dt == NL_DT_BF16 + HW)
+    if ((mode & ~NT) == NL_DT_BF16 + HW)
         return narrow16_hw(v);
-    return narrow16((nl_dtype)dt, v);
+    return narrow16((nl_dtype)(mode & 15), v);
 }
 
-static inline __attribute__((always_inline)) void store16(int dt, uint16_t *p, __m512 v, __mmask16 k)
+static inline __attribute__((always_inline)) void store16(int mode, uint16_t *p, __m512 v, __mmask16 k)
 {
-    if (k == 0xffff)
-        _mm256_storeu_si256((__m256i *)p, narrow_any(dt, v));
+    if (k != 0xffff)
+        _mm256_mask_storeu_epi16(p, k, narrow_any(mode, v));
+    else if ((mode & NT) && ((uintptr_t)p & 31) == 0)
+        _mm256_stream_si256((__m256i *)p, narrow_any(mode, v));
     else
-        _mm256_mask_storeu_epi16(p, k, narrow_any(dt, v));
+        _mm256_storeu_si256((__m256i *)p, narrow_any(mode, v));
 }
 
 static inline __mmask16 lanes(size_t i, size_t d)
@@ -147,7 +153,7 @@ static inline __attribute__((always_inline)) void
 rms_row_mode(int mode, nl_cast cast, const uint16_t *x, const void *gamma, float eps, size_t d,
              uint16_t *y)
 {
-    const nl_dtype dt = (nl_dtype)(mode % HW);
+    const nl_dtype dt = (nl_dtype)(mode & 15);
     const __m512 inv = _mm512_set1_ps(nl_half_rms_inv_from(row_sum(dt, x, d, 0.0, 1), d, eps));
     const __m512 one = _mm512_set1_ps(1.0f);
     for (size_t i = 0; i < d; i += 16) {
@@ -170,7 +176,7 @@ static inline __attribute__((always_inline)) void
 ln_row_mode(int mode, const uint16_t *x, const void *gamma, const void *beta, float eps,
             size_t d, uint16_t *y)
 {
-    const nl_dtype dt = (nl_dtype)(mode % HW);
+    const nl_dtype dt = (nl_dtype)(mode & 15);
     const uint16_t *g = gamma, *b = beta;
     double mean = row_sum(dt, x, d, 0.0, 0) / (double)d;
     float meanf, rstdf;
@@ -186,48 +192,46 @@ ln_row_mode(int mode, const uint16_t *x, const void *gamma, const void *beta, fl
 
 /* A kernel per cast order; the dtype branch is taken once per call, so
  * each inner loop is compiled for one dtype. */
-/* The rows for the row-kernel macro: with the integer narrowing, and
- * (compiled for avx512_bf16) with vcvtneps2bf16 for bf16. */
-static inline __attribute__((always_inline)) void
-rms_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const void *beta,
-        float eps, size_t d, uint16_t *y)
-{
-    (void)beta;
-    rms_row_mode(dt, cast, x, gamma, eps, d, y);
-}
-
-BF16_TARGET static inline __attribute__((always_inline)) void
-rms_row_hw(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const void *beta,
-           float eps, size_t d, uint16_t *y)
-{
-    (void)beta;
-    rms_row_mode(dt == NL_DT_BF16 ? NL_DT_BF16 + HW : dt, cast, x, gamma, eps, d, y);
-}
-
-static inline __attribute__((always_inline)) void
-ln_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const void *beta,
-       float eps, size_t d, uint16_t *y)
-{
-    (void)cast;
-    ln_row_mode(dt, x, gamma, beta, eps, d, y);
-}
-
-BF16_TARGET static inline __attribute__((always_inline)) void
-ln_row_hw(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const void *beta,
-          float eps, size_t d, uint16_t *y)
-{
-    (void)cast;
-    ln_row_mode(dt == NL_DT_BF16 ? NL_DT_BF16 + HW : dt, x, gamma, beta, eps, d, y);
-}
+/* The rows for the row-kernel macro, one per mode: integer or
+ * vcvtneps2bf16 narrowing (HW, compiled for avx512_bf16), ordinary or
+ * streaming stores (NT). */
+#define ROWS(suffix, attr, flags)                                                         \
+    attr static inline __attribute__((always_inline)) void                                \
+    rms_row##suffix(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma,      \
+                    const void *beta, float eps, size_t d, uint16_t *y)                   \
+    {                                                                                     \
+        (void)beta;                                                                       \
+        rms_row_mode((int)dt | ((flags) & (dt == NL_DT_BF16 ? HW | NT : NT)), cast, x,    \
+                     gamma, eps, d, y);                                                   \
+    }                                                                                     \
+    attr static inline __attribute__((always_inline)) void                                \
+    ln_row##suffix(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma,       \
+                   const void *beta, float eps, size_t d, uint16_t *y)                    \
+    {                                                                                     \
+        (void)cast;                                                                       \
+        ln_row_mode((int)dt | ((flags) & (dt == NL_DT_BF16 ? HW | NT : NT)), x, gamma,    \
+                    beta, eps, d, y);                                                     \
+    }
+ROWS(, , 0)
+ROWS(_nt, , NT)
+ROWS(_hw, BF16_TARGET, HW)
+ROWS(_hw_nt, BF16_TARGET, HW | NT)
 
 #define AVX512_KERNEL(name, cast, ROW)                                                    \
     NL_HALF_ROW_KERNEL_ATTR(static, name##_int, cast, ROW)                                \
+    NL_HALF_ROW_KERNEL_ATTR(static, name##_nt, cast, ROW##_nt)                            \
     NL_HALF_ROW_KERNEL_ATTR(static BF16_TARGET, name##_hw, cast, ROW##_hw)                \
+    NL_HALF_ROW_KERNEL_ATTR(static BF16_TARGET, name##_hw_nt, cast, ROW##_hw_nt)          \
     int nl_##name(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,    \
                   float eps, size_t rows, size_t d, uint16_t *y)                          \
     {                                                                                     \
-        return (cpu_has_bf16() ? nl_##name##_hw : nl_##name##_int)(dt, x, gamma, beta,    \
-                                                                   eps, rows, d, y);      \
+        int nt = nl_output_spills(rows, (d + 1) / 2); /* 16-bit: half the floats */       \
+        nl_half_fn fn = cpu_has_bf16() ? (nt ? nl_##name##_hw_nt : nl_##name##_hw)        \
+                                       : (nt ? nl_##name##_nt : nl_##name##_int);         \
+        int rc = fn(dt, x, gamma, beta, eps, rows, d, y);                                 \
+        if (nt)                                                                           \
+            _mm_sfence(); /* streamed lines are visible before we return */               \
+        return rc;                                                                        \
     }
 AVX512_KERNEL(rmsnorm_llama_avx512, NL_CAST_LLAMA, rms_row)
 AVX512_KERNEL(rmsnorm_gemma_avx512, NL_CAST_GEMMA, rms_row)
