@@ -55,5 +55,9 @@ status=0
 scripts/ci/run-tests.sh "$bin/tests" "$bin"/tests/check_* > "$out/tests.txt" 2>&1 || status=1
 tail -n 3 "$out/tests.txt"
 "$bin/normlab" bench --opencl --force --csv "$out/bench-opencl.csv" 2>&1 | tee "$out/bench-opencl.txt" || status=1
+# Chapter 8: the bf16/fp16 cast orders on the GPU (kernels/half.cl), each
+# against its scalar CPU kernel: how many outputs differ, and the worst ulps.
+NL_SHOW_ERR=1 NL_IMPLS= "$bin/tests/check_half_cast" 2>&1 | grep -E 'opencl|suite' | tee "$out/half-opencl.txt"
+grep -q 'suite.* 0 failed' "$out/half-opencl.txt" || status=1
 echo "gpu-check: results in $out (exit $status)"
 exit $status

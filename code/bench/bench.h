@@ -133,6 +133,14 @@ double nl_bench_validate(nl_norm norm, nl_forward_fn fn, const nl_bench_data *b,
 int nl_bench_time(nl_forward_fn fn, nl_norm norm, const nl_bench_data *b,
                   size_t samples, nl_bench_row *row);
 
+/* The same for any pass that reads `bytes_each_way` bytes and writes as
+ * many (a 16-bit kernel moves half the bytes of an f32 one): `call(ctx)`
+ * is one pass, and the copy roofs copy that many bytes from src to dst
+ * (both at least that large, rounded up to whole floats). */
+typedef int (*nl_bench_call)(void *ctx);
+int nl_bench_time_call(nl_bench_call call, void *ctx, const void *src, void *dst,
+                       size_t bytes_each_way, size_t samples, nl_bench_row *row);
+
 /* ---------------------------------------------------------- oneDNN peer */
 
 /* NULL when the peer can run, else why not ("oneDNN not installed"). */

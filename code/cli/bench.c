@@ -60,6 +60,10 @@ static void usage(FILE *to)
         "  --force            allow --csv to replace FILE\n"
         "  --note TEXT        add '# TEXT' to the CSV's header comments (repeatable;\n"
         "                     one line: a line break is refused)\n"
+        "  --dtype T[,T]      data types: f32 (default), bf16, f16. A bf16/fp16 row moves\n"
+        "                     half the bytes, and its copy roof copies those same bytes;\n"
+        "                     its max_err and tol are ulps from its scalar cast order.\n"
+        "                     Scalar bf16/fp16 kernels run only when named by --impl\n"
         "  --show [FILE]      measure nothing: print the table of an earlier run's CSV\n"
         "                     (default $NORMLAB_BENCH_CSV, else book/data/bench-reference.csv),\n"
         "                     narrowed by --shape, --threads and --impl\n"
@@ -143,6 +147,25 @@ static void beyond_cache(bench_options *o)
 
 /* ----------------------------------------------------------------- main */
 
+/* --dtype f32,bf16: the data types whose rows to time. */
+static int add_dtypes(const char *v, void *dest)
+{
+    int *bits = dest;
+    for (const char *p = v; *p;) {
+        size_t n = strcspn(p, ",");
+        char name[16];
+        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        int dt = nl_dtype_parse(name);
+        if (dt < 0) {
+            nl_set_error("'%s' is not f32, bf16 or f16", name);
+            return 0;
+        }
+        *bits |= 1 << dt;
+        p += n + (p[n] == ',');
+    }
+    return 1;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     bench_options o = {.argc = argc, .argv = argv};
@@ -159,6 +182,7 @@ int cmd_bench(int argc, char **argv)
         {"--shape", NL_OPT_CUSTOM, &o, 0, add_shapes, NULL},
         {"--threads", NL_OPT_CUSTOM, &o, 0, set_threads, NULL},
         {"--note", NL_OPT_CUSTOM, &o, 0, add_note, NULL},
+        {"--dtype", NL_OPT_CUSTOM, &o.dtypes, 0, add_dtypes, NULL},
     };
     int code;
     if (!nl_options_parse("bench", opts, NL_COUNT(opts), argc, argv, NULL, usage, &code))

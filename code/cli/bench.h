@@ -31,6 +31,7 @@ typedef struct {
     const char *notes[BENCH_MAX_LIST];
     size_t nnotes;
     const char *show;   /* --show: NULL, "" (the default CSV) or a file */
+    int dtypes;         /* --dtype: bits 1 << nl_dtype; 0 means f32 alone */
     int argc;           /* the command line, for the CSV's provenance */
     char **argv;
 } bench_options;
@@ -58,6 +59,11 @@ struct bench_entry {
 
 /* bench_entries.c: every entry these options ask for, at most max. */
 size_t bench_collect(const bench_options *o, bench_entry *out, size_t max);
+/* Whether --dtype asked for rows of data type dt (f32 when it was not given). */
+int bench_wants_dtype(const bench_options *o, int dt);
+/* bench_half.c: chapter 8's bf16/fp16 kernels, one kind of row. */
+size_t bench_half_entries(const bench_options *o, bench_entry *out, size_t max);
+int bench_half_knows(const char *name);
 /* Every name in --impl exists somewhere (a typo would time nothing);
  * 0 with a message naming it otherwise. */
 int bench_check_names(const char *list);

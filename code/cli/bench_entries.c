@@ -40,7 +40,7 @@ static size_t cpu_kernels(const bench_options *o, bench_entry *out, size_t max)
     const nl_impl *all = nl_impls(&n);
     for (size_t i = 0; i < n && k < max; i++) {
         if ((all[i].requires & NL_REQ_OPENCL) || !bench_listed(o->impls, all[i].name) ||
-            (o->opencl && !o->impls))
+            (o->opencl && !o->impls) || !bench_wants_dtype(o, NL_DT_F32))
             continue;
         out[k++] = (bench_entry){
             .name = all[i].name, .norm = all[i].norm, .device = "cpu", .dtype = "f32",
@@ -54,7 +54,8 @@ static size_t cpu_kernels(const bench_options *o, bench_entry *out, size_t max)
 /* The oneDNN peer: the same as our naive float LayerNorm's bound. */
 static size_t peer(const bench_options *o, bench_entry *out, size_t max)
 {
-    if (o->no_peer || max == 0 || !bench_listed(o->impls, "onednn") || (o->opencl && !o->impls))
+    if (o->no_peer || max == 0 || !bench_listed(o->impls, "onednn") || (o->opencl && !o->impls) ||
+        !bench_wants_dtype(o, NL_DT_F32))
         return 0;
     out[0] = (bench_entry){.name = "onednn", .norm = NL_LAYERNORM, .device = "cpu",
                            .dtype = "f32", .bytes_per_elem = 8, .tol = 2e-5, .threaded = 1,
@@ -78,7 +79,7 @@ static size_t opencl_kernels(const bench_options *o, bench_entry *out, size_t ma
     const nl_impl *all = nl_impls(&n);
     for (size_t i = 0; i < n && k < max; i++) {
         if (!(all[i].requires & NL_REQ_OPENCL) || !(o->opencl || o->impls) ||
-            !bench_listed(o->impls, all[i].name))
+            !bench_listed(o->impls, all[i].name) || !bench_wants_dtype(o, NL_DT_F32))
             continue;
         out[k++] = (bench_entry){
             .name = all[i].name, .norm = all[i].norm, .device = "opencl", .dtype = "f32",
@@ -89,14 +90,25 @@ static size_t opencl_kernels(const bench_options *o, bench_entry *out, size_t ma
     return k;
 }
 
+static int is_peer(const char *name)
+{
+    return !strcmp(name, "onednn");
+}
+
 static const struct {
     size_t (*collect)(const bench_options *o, bench_entry *out, size_t max);
-    const char *const *extra_names; /* names --impl accepts beyond the f32 registry */
+    int (*knows)(const char *name); /* names --impl accepts beyond the f32 registry */
 } kinds[] = {
     {cpu_kernels, NULL},
-    {peer, (const char *const[]){"onednn", NULL}},
+    {peer, is_peer},
     {opencl_kernels, NULL},
+    {bench_half_entries, bench_half_knows},
 };
+
+int bench_wants_dtype(const bench_options *o, int dt)
+{
+    return o->dtypes ? (o->dtypes >> dt) & 1 : dt == NL_DT_F32;
+}
 
 size_t bench_collect(const bench_options *o, bench_entry *out, size_t max)
 {
@@ -111,9 +123,8 @@ static int known(const char *name)
     if (nl_find_impl(name))
         return 1;
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        for (const char *const *x = kinds[i].extra_names; x && *x; x++)
-            if (!strcmp(*x, name))
-                return 1;
+        if (kinds[i].knows && kinds[i].knows(name))
+            return 1;
     return 0;
 }
 

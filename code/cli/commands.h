@@ -10,6 +10,8 @@ int cmd_bench(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_impls(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_precision(int argc, char **argv);
 
 #include "cli/options.h" /* the argument contract every command keeps */
 

@@ -9,7 +9,9 @@ static void usage(FILE *to)
 {
     fprintf(to, "usage: normlab impls [--chapter N]\n\n"
                 "Lists every registered implementation: name, norm, chapter, stated error\n"
-                "bound, and whether it can run on this machine.\n\n"
+                "bound, and whether it can run on this machine; then the bf16/fp16 kernels\n"
+                "of chapter 8 with their dtype, cast order and stated distance in ulps\n"
+                "from the scalar kernel of their cast order.\n\n"
                 "  --chapter N   only the implementations chapter N explains\n");
 }
 
@@ -30,6 +32,16 @@ int cmd_impls(int argc, char **argv)
         const char *why = nl_impl_unavailable(&all[i]);
         printf("%-28s %-9s %3d %8.0e  %s\n", all[i].name, nl_norm_name(all[i].norm),
                all[i].chapter, all[i].tol, why ? why : "yes");
+    }
+    /* chapter 8: bf16/fp16 kernels, their own table (another signature) */
+    const nl_half_impl *half = nl_half_impls(&n);
+    printf("\n%-28s %-9s %-5s %-8s %4s  %s\n", "bf16/fp16 implementation", "norm", "dtype",
+           "cast", "ulp", "runs here?");
+    for (size_t i = 0; i < n; i++) {
+        const char *why = nl_half_unavailable(&half[i]);
+        printf("%-28s %-9s %-5s %-8s %4u  %s\n", half[i].name, nl_norm_name(half[i].norm),
+               nl_dtype_name(half[i].dtype), nl_cast_name(half[i].cast), half[i].ulp,
+               why ? why : "yes");
     }
     return 0;
 }

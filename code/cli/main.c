@@ -19,6 +19,8 @@ static const struct {
     {"config",  cmd_config,  "read model config.json files: norm kind, eps, norm parameters"},
     {"devices", cmd_devices, "list OpenCL platforms and devices"},
     {"impls",   cmd_impls,   "list the registered implementations and whether they run here"},
+    {"precision", cmd_precision, "chapter 8: error of each bf16/fp16 cast order, fp16 overflow, eps"},
+    {"run",     cmd_run,     "run an implementation on your own .npy / .safetensors arrays"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -317,6 +317,158 @@ int nl_opencl_pick(const char *spec);
  * OpenCL call, outranking $NORMLAB_CL_DEVICE. */
 int nl_opencl_use(const char *spec);
 
+/* ------------------------------------------------------- bf16 and fp16 */
+/* (section owned by code/precision/ and code/io/; chapter 8) */
+
+/* The 16-bit storage types real models keep activations in. Values live as
+ * raw bits (uint16_t) so that every compiler and architecture can hold
+ * them; arithmetic always happens in float after widening. */
+typedef enum { NL_DT_F32 = 0, NL_DT_BF16 = 1, NL_DT_F16 = 2 } nl_dtype;
+const char *nl_dtype_name(nl_dtype dt);           /* "f32", "bf16", "f16" */
+size_t nl_dtype_size(nl_dtype dt);                /* 4, 2, 2 */
+/* "f32"/"float32", "bf16"/"bfloat16", "f16"/"fp16"/"float16" -> dtype; -1 if none. */
+int nl_dtype_parse(const char *name);
+
+/* Narrowing rounds to nearest, ties to even; a NaN stays a NaN (made
+ * quiet, sign and top payload bits kept); +-Inf stay; values beyond the
+ * largest finite become +-Inf; fp16 keeps its subnormals. Widening is
+ * exact. */
+uint16_t nl_bf16_from_float(float f);
+float    nl_bf16_to_float(uint16_t h);
+uint16_t nl_fp16_from_float(float f);
+float    nl_fp16_to_float(uint16_t h);
+/* The pair for `dt` (bf16 or f16). */
+uint16_t nl_half_from_float(nl_dtype dt, float f);
+float    nl_half_to_float(nl_dtype dt, uint16_t h);
+
+/* Where a model rounds to its 16-bit dtype inside the norm. Each names the
+ * Hugging Face transformers module it reproduces (code/precision/cast_order.c
+ * states every rounding point):
+ *   LLAMA   LlamaRMSNorm (Mistral, Qwen2/3): fp32 statistics, x*r rounded
+ *           to the dtype, then times the weight in the dtype.
+ *   GEMMA   GemmaRMSNorm: everything in fp32 including (1 + w); one
+ *           rounding at the end.
+ *   T5      T5LayerNorm with a bf16/fp16 weight: as LLAMA, rounded to the
+ *           weight's dtype.
+ *   T5_F32W T5LayerNorm with an fp32 weight: w * (x*r) in fp32; stored here
+ *           rounded once to the input dtype.
+ *   TORCH   torch's CPU layer_norm on bf16/fp16 input (LayerNorm): fp32
+ *           statistics, y = (x*rstd + (-rstd*mean))*g + b in fp32, one
+ *           rounding at the end. */
+typedef enum {
+    NL_CAST_LLAMA = 0, NL_CAST_GEMMA, NL_CAST_T5, NL_CAST_T5_F32W, NL_CAST_TORCH,
+    NL_CAST_COUNT
+} nl_cast;
+const char *nl_cast_name(nl_cast c);              /* "llama", "gemma", "t5", "t5_f32w", "torch" */
+int nl_cast_parse(const char *name);              /* -1 if unknown */
+/* The dtype the weight (and bias) is stored in for inputs of dtype `dt`. */
+nl_dtype nl_cast_weight_dtype(nl_cast c, nl_dtype dt);
+/* The norm a cast order belongs to (TORCH: LayerNorm, others RMSNorm). */
+nl_norm nl_cast_norm(nl_cast c);
+
+/* One forward pass on 16-bit activations: x and y hold rows x d values of
+ * dtype `dt` (bf16 or f16); gamma (and beta, LayerNorm only) hold d values
+ * of nl_cast_weight_dtype(cast, dt): uint16_t bits, or float for T5_F32W.
+ * y == x allowed; rows == 0 a no-op. Returns 0 or a negative NL_E* code. */
+typedef int (*nl_half_fn)(nl_dtype dt, const uint16_t *x, const void *gamma,
+                          const void *beta, float eps, size_t rows, size_t d,
+                          uint16_t *y);
+
+typedef struct nl_half_impl {
+    const char *name;     /* "rmsnorm_llama_bf16": unique */
+    nl_norm     norm;
+    nl_cast     cast;
+    nl_dtype    dtype;    /* of x and y */
+    int         chapter;
+    nl_half_fn  fn;
+    unsigned    requires; /* NL_REQ_* bits */
+    unsigned    ulp;      /* max distance in ulps of dtype from the scalar
+                             kernel of the same cast order (0: bit-identical) */
+    const char *summary;
+} nl_half_impl;
+
+const nl_half_impl *nl_half_impls(size_t *count);
+const nl_half_impl *nl_find_half_impl(const char *name);
+/* The scalar kernel of this cast order and dtype: the bit-exact model. */
+const nl_half_impl *nl_half_scalar_of(nl_cast cast, nl_dtype dt);
+const char *nl_half_unavailable(const nl_half_impl *impl);
+
+/* The same norm in double on the widened inputs (Gemma's 1 + w included),
+ * no rounding anywhere: what every cast order approximates. */
+void nl_half_reference(nl_cast cast, nl_dtype dt, const uint16_t *x,
+                       const void *gamma, const void *beta, double eps,
+                       size_t rows, size_t d, double *y);
+/* |got - want| in units of the spacing of dtype `dt` at want (an ulp of
+ * the output format; subnormal spacing below the smallest normal).
+ * Infinity when got is not finite and want is, 0 when both are the same
+ * non-finite value. */
+double nl_half_ulp_error(nl_dtype dt, uint16_t got, double want);
+
+/* ------------------------------- chapter 8's measurements (numerics.c) */
+
+/* How far an implementation is from the double reference of its cast
+ * order, in ulps of its dtype, over rows x d values drawn as Python's
+ * random.gauss(0, 1) after random.seed(seed); `outliers`: every 97th
+ * channel (from 3) scaled by 100-1000, as LLM activations have them.
+ * Weights: 1 + gauss(0, 0.1) in the weight's dtype (Gemma: the offset
+ * gauss(0, 0.1)); LayerNorm's bias gauss(0, 0.1). */
+enum { NL_ULP_BUCKETS = 8 };
+typedef struct {
+    double max_ulp, mean_ulp;
+    double frac_rounded;   /* outputs within 0.5 ulp: correctly rounded */
+    size_t n;
+    /* rows by their worst output: <= 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, more */
+    size_t row_hist[NL_ULP_BUCKETS];
+} nl_ulp_stats;
+int nl_half_measure(const nl_half_impl *impl, size_t rows, size_t d, int outliers,
+                    uint64_t seed, float eps, nl_ulp_stats *out);
+/* The upper edge of bucket i of row_hist (INFINITY for the last). */
+double nl_ulp_bucket_edge(size_t i);
+
+/* Outputs where the llama and gemma orders disagree on the same model:
+ * Gemma's offsets w (gauss(0, wstd)) against Llama's weight dtype(1 + w). */
+int nl_half_llama_gemma_differ(nl_dtype dt, size_t rows, size_t d, double wstd,
+                               uint64_t seed, size_t *differ, size_t *total);
+
+/* A row's sum of squares in fp16 arithmetic (every square and every
+ * partial sum rounded to fp16): what a norm without fp32 statistics
+ * computes. Inf once it passes 65504. */
+float nl_fp16_sumsq_no_upcast(const uint16_t *x, size_t d);
+
+/* ------------------------------------------------ array files (code/io/) */
+
+/* An array read from or written to a .npy or .safetensors file: C order,
+ * little-endian. `descr` is what the file said ("<f4", "|V2", "BF16"). */
+enum { NL_ARRAY_MAXDIM = 8 };
+typedef enum {
+    NL_ELEM_F32 = 0,  /* <f4, F32 */
+    NL_ELEM_F16,      /* <f2, F16 */
+    NL_ELEM_U16,      /* <u2 or |V2: 16 raw bits; bf16 when the user says so */
+    NL_ELEM_BF16,     /* BF16 (safetensors names it) */
+} nl_elem;
+typedef struct {
+    nl_elem elem;
+    char    descr[16];
+    size_t  ndim;
+    size_t  shape[NL_ARRAY_MAXDIM];
+    size_t  count;    /* product of shape */
+    void   *data;     /* count elements, from nl_alloc; nl_array_free */
+} nl_array;
+size_t nl_elem_size(nl_elem e);
+void   nl_array_free(nl_array *a);
+
+/* Reads a NumPy .npy file (format 1.0, 2.0 or 3.0). NL_EARG with
+ * nl_last_error() naming the file and the problem (not .npy, big-endian,
+ * Fortran order, unsupported dtype, truncated, ...). */
+int nl_npy_read(const char *path, nl_array *out);
+/* Writes a .npy (format 1.0) with descr for elem ("<f4", "<f2", "<u2" or
+ * "|V2" when bf16_as_void). Refuses an existing file unless `force`; writes
+ * to a temporary file and renames, so a failure leaves nothing behind. */
+int nl_npy_write(const char *path, const nl_array *a, int bf16_as_void, int force);
+/* Reads tensor `tensor` of a .safetensors file (F32, F16, BF16); NULL
+ * tensor: the file must hold exactly one. */
+int nl_safetensors_read(const char *path, const char *tensor, nl_array *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,74 @@
+/* castorder_threads.c — the widest path of this CPU for each cast order
+ * (NORMLAB_ISA caps it, as for the fp32 kernels), and the same split over
+ * OpenMP threads by contiguous row blocks. Rows are independent and each
+ * is computed by the same code whichever thread runs it, so threading
+ * changes no bit. */
+#include <omp.h>
+
+#include "precision/precision.h"
+#include "simd/simd.h"
+
+typedef struct { nl_half_fn scalar, avx2, avx512, neon; } paths;
+
+/* Every path of a cast order, those of other architectures left NULL;
+ * llama and t5 round at the same points and share theirs. */
+#if defined(__x86_64__)
+#define PATHS(name) {nl_##name##_scalar, nl_##name##_avx2, nl_##name##_avx512, NULL}
+#elif defined(__aarch64__)
+#define PATHS(name) {nl_##name##_scalar, NULL, NULL, nl_##name##_neon}
+#else
+#define PATHS(name) {nl_##name##_scalar, NULL, NULL, NULL}
+#endif
+static const paths by_cast[NL_CAST_COUNT] = {
+    [NL_CAST_LLAMA] = PATHS(rmsnorm_llama),     [NL_CAST_T5] = PATHS(rmsnorm_llama),
+    [NL_CAST_GEMMA] = PATHS(rmsnorm_gemma),     [NL_CAST_T5_F32W] = PATHS(rmsnorm_t5_f32w),
+    [NL_CAST_TORCH] = PATHS(layernorm_torch),
+};
+
+static nl_half_fn best_of(nl_cast cast)
+{
+    paths p = by_cast[cast];
+    switch (nl_isa_active()) {
+    case NL_ISA_AVX512: return p.avx512 ? p.avx512 : p.scalar;
+    case NL_ISA_AVX2: return p.avx2 ? p.avx2 : p.scalar;
+    case NL_ISA_NEON: return p.neon ? p.neon : p.scalar;
+    default: return p.scalar;
+    }
+}
+
+static int run_threads(nl_cast cast, nl_dtype dt, const uint16_t *x, const void *gamma,
+                       const void *beta, float eps, size_t rows, size_t d, uint16_t *y)
+{
+    int rc = nl_half_check_args(dt, x, gamma, beta, rows, d, y, nl_cast_norm(cast));
+    if (rc || rows == 0)
+        return rc;
+    nl_half_fn fn = best_of(cast);
+    int failed = 0;
+#pragma omp parallel reduction(| : failed)
+    {
+        size_t begin, end;
+        nl_row_block(rows, (size_t)omp_get_num_threads(), (size_t)omp_get_thread_num(), &begin,
+                     &end);
+        if (end > begin)
+            failed |= fn(dt, x + begin * d, gamma, beta, eps, end - begin, d, y + begin * d) != 0;
+    }
+    return failed ? NL_EARG : NL_OK;
+}
+
+#define BEST_AND_OMP(norm, cast, CAST)                                                      \
+    int nl_##norm##_##cast##_best(nl_dtype dt, const uint16_t *x, const void *gamma,        \
+                                  const void *beta, float eps, size_t rows, size_t d,       \
+                                  uint16_t *y)                                              \
+    {                                                                                       \
+        return best_of(CAST)(dt, x, gamma, beta, eps, rows, d, y);                          \
+    }                                                                                       \
+    int nl_##norm##_##cast##_omp(nl_dtype dt, const uint16_t *x, const void *gamma,         \
+                                 const void *beta, float eps, size_t rows, size_t d,        \
+                                 uint16_t *y)                                               \
+    {                                                                                       \
+        return run_threads(CAST, dt, x, gamma, beta, eps, rows, d, y);                      \
+    }
+BEST_AND_OMP(rmsnorm, llama, NL_CAST_LLAMA)
+BEST_AND_OMP(rmsnorm, gemma, NL_CAST_GEMMA)
+BEST_AND_OMP(rmsnorm, t5_f32w, NL_CAST_T5_F32W)
+BEST_AND_OMP(layernorm, torch, NL_CAST_TORCH)

@@ -1,0 +1,340 @@
+/* check_half_cast.c — the cast orders of real models (chapter 8).
+ *
+ * Three things: the rounding points of Llama and Gemma, element by element,
+ * against an independent statement of each model's forward pass (exercise
+ * 10); every bf16/fp16 implementation of the registry against the scalar
+ * kernel of its cast order (bit-identical, or its stated ulps) on the
+ * property grid; and every cast order within its bound of the double
+ * reference, on unit-scale data and on data with outlier channels. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "precision/precision.h"
+
+static float bf(uint16_t h) { return nl_bf16_to_float(h); }
+
+/* -------------------------------------------- llama vs gemma, by element */
+
+/* The example of the chapter: x * r = 1 + 2^-8 (halfway between bf16's
+ * 1 and 1 + 2^-7) and Gemma's weight offset w = 2^-9. Gemma multiplies by
+ * 1 + 2^-9 in fp32 and rounds once: 1 + 2^-8 + 2^-9 + 2^-17 rounds up to
+ * 1 + 2^-7. Llama's weight would be bf16(1 + 2^-9) = 1 (2^-9 is below half
+ * of bf16's spacing at 1), and x * r rounds first, a tie, to even: 1. */
+START_TEST(gemma_keeps_a_small_weight_that_llama_rounds_away)
+{
+    float xr = 1.0f + 0x1p-8f;
+    uint16_t w_gemma = nl_bf16_from_float(0x1p-9f);
+    uint16_t w_llama = nl_bf16_from_float(1.0f + 0x1p-9f);
+    ck_assert_msg(w_llama == 0x3f80, "bf16(1 + 2^-9) should be 1.0 (0x3f80), got 0x%04x", w_llama);
+    uint16_t g = nl_gemma_point(NL_DT_BF16, xr, w_gemma);
+    uint16_t l = nl_llama_point(NL_DT_BF16, xr, w_llama);
+    ck_assert_msg(g == 0x3f81,
+                  "gemma: x*r = 1 + 2^-8, w = 2^-9: (x*r) * (1 + w) in fp32 is 1.005867, one "
+                  "rounding gives bf16 1.0078125 (0x3f81); got %g (0x%04x). Is the 1 + w in "
+                  "fp32 and the rounding only at the end?", (double)bf(g), g);
+    ck_assert_msg(l == 0x3f80,
+                  "llama: x*r = 1 + 2^-8 rounds to bf16 first (a tie, to even: 1.0), then "
+                  "times the weight 1.0: expected 1.0 (0x3f80), got %g (0x%04x)", (double)bf(l), l);
+}
+END_TEST
+
+/* Each model's forward pass written out once more, in the order its
+ * modeling file writes it, for random inputs of both dtypes. */
+static uint16_t llama_by_the_book(nl_dtype dt, float xr, uint16_t w)
+{
+    float h = nl_half_to_float(dt, nl_half_from_float(dt, xr)); /* .to(input_dtype) */
+    return nl_half_from_float(dt, nl_half_to_float(dt, w) * h); /* weight * h, in dtype */
+}
+
+static uint16_t gemma_by_the_book(nl_dtype dt, float xr, uint16_t w)
+{
+    float out = xr * (1.0f + nl_half_to_float(dt, w)); /* output * (1.0 + weight.float()) */
+    return nl_half_from_float(dt, out);                 /* .type_as(x) */
+}
+
+START_TEST(llama_and_gemma_round_where_their_models_round)
+{
+    nl_dtype dt = _i ? NL_DT_F16 : NL_DT_BF16;
+    enum { N = 20000 };
+    float *xr = malloc(N * sizeof *xr), *w = malloc(N * sizeof *w);
+    nl_fill_gauss(xr, N, 0.0, 1.5, 41 + (uint64_t)_i);
+    nl_fill_gauss(w, N, 0.0, 0.3, 43 + (uint64_t)_i);
+    size_t llama_vs_single = 0;
+    for (size_t i = 0; i < N; i++) {
+        uint16_t wg = nl_half_from_float(dt, w[i]);          /* Gemma stores the offset */
+        uint16_t wl = nl_half_from_float(dt, 1.0f + w[i]);   /* Llama the weight itself */
+        uint16_t l = nl_llama_point(dt, xr[i], wl), g = nl_gemma_point(dt, xr[i], wg);
+        uint16_t lw = llama_by_the_book(dt, xr[i], wl), gw = gemma_by_the_book(dt, xr[i], wg);
+        ck_assert_msg(l == lw,
+                      "%s llama: x*r = %a, weight %a: expected %a (round x*r to %s, then "
+                      "multiply in %s), got %a", nl_dtype_name(dt), (double)xr[i],
+                      (double)nl_half_to_float(dt, wl), (double)nl_half_to_float(dt, lw),
+                      nl_dtype_name(dt), nl_dtype_name(dt), (double)nl_half_to_float(dt, l));
+        ck_assert_msg(g == gw,
+                      "%s gemma: x*r = %a, weight offset %a: expected %a (x*r*(1 + w) in fp32, "
+                      "one rounding), got %a", nl_dtype_name(dt), (double)xr[i],
+                      (double)nl_half_to_float(dt, wg), (double)nl_half_to_float(dt, gw),
+                      (double)nl_half_to_float(dt, g));
+        llama_vs_single += lw != nl_half_from_float(dt, xr[i] * nl_half_to_float(dt, wl));
+    }
+    /* the two roundings of Llama are visible on random data: a kernel that
+     * rounded once would not be Llama */
+    ck_assert_msg(llama_vs_single > N / 100, "only %zu of %d inputs tell one rounding from two",
+                  llama_vs_single, N);
+    free(xr), free(w);
+}
+END_TEST
+
+/* ------------------------------------------------ the registry, by dtype */
+
+typedef struct {
+    size_t rows, d;
+    nl_dtype dt, wdt;
+    uint16_t *x, *y, *want;
+    void *gamma, *beta;
+} half_problem;
+
+/* Unit-scale data (outliers == 0) or data with a few outlier channels
+ * 100-1000x larger, as in real LLM activations; weights around 1 (Gemma:
+ * offsets around 0). */
+static half_problem make(const nl_half_impl *h, size_t rows, size_t d, int outliers, uint64_t seed)
+{
+    half_problem p = {rows, d, h->dtype, nl_cast_weight_dtype(h->cast, h->dtype), 0, 0, 0, 0, 0};
+    size_t n = rows * d;
+    float *f = malloc(n * sizeof *f), *g = malloc(d * sizeof *g), *b = malloc(d * sizeof *b);
+    nl_fill_gauss(f, n, 0.0, 1.0, seed);
+    if (outliers)
+        for (size_t r = 0; r < rows; r++)
+            for (size_t c = 3; c < d; c += 97)
+                f[r * d + c] *= (float)(100 + (c * 37 % 900));
+    nl_fill_gauss(g, d, h->cast == NL_CAST_GEMMA ? 0.0 : 1.0, 0.1, seed + 1);
+    nl_fill_gauss(b, d, 0.0, 0.1, seed + 2);
+    p.x = malloc(n * 2), p.y = malloc(n * 2), p.want = malloc(n * 2);
+    for (size_t i = 0; i < n; i++)
+        p.x[i] = nl_half_from_float(p.dt, f[i]);
+    if (p.wdt == NL_DT_F32) {
+        p.gamma = g, p.beta = b;
+    } else {
+        uint16_t *gh = malloc(d * 2), *bh = malloc(d * 2);
+        for (size_t i = 0; i < d; i++)
+            gh[i] = nl_half_from_float(p.wdt, g[i]), bh[i] = nl_half_from_float(p.wdt, b[i]);
+        free(g), free(b);
+        p.gamma = gh, p.beta = bh;
+    }
+    free(f);
+    return p;
+}
+
+static void release(half_problem *p)
+{
+    free(p->x), free(p->y), free(p->want), free(p->gamma), free(p->beta);
+}
+
+static const nl_half_impl *impl_or_skip_at(size_t i, char *why, size_t n)
+{
+    size_t count;
+    const nl_half_impl *h = &nl_half_impls(&count)[i];
+    const char *u = nl_half_unavailable(h);
+    if (u)
+        snprintf(why, n, "%s: %s", h->name, u);
+    return u ? NULL : h;
+}
+
+#define HALF_OR_SKIP(var, i)                               \
+    char why_[256];                                        \
+    const nl_half_impl *var = impl_or_skip_at(i, why_, sizeof why_); \
+    if (!var)                                              \
+        NL_SKIP(why_)
+
+static size_t count_impls(void)
+{
+    size_t n;
+    nl_half_impls(&n);
+    return n;
+}
+
+static const size_t widths[] = {1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 64, 65, 1000, 4097};
+
+START_TEST(every_impl_equals_the_scalar_kernel_of_its_cast_order)
+{
+    HALF_OR_SKIP(h, _i);
+    const nl_half_impl *ref = nl_half_scalar_of(h->cast, h->dtype);
+    ck_assert_ptr_nonnull(ref);
+    size_t differ = 0, total = 0;
+    for (size_t k = 0; k < sizeof widths / sizeof widths[0]; k++) {
+        for (int outliers = 0; outliers < 2; outliers++) {
+            size_t d = widths[k], rows = d > 1000 ? 9 : 33;
+            half_problem p = make(h, rows, d, outliers, 1000 + d);
+            ck_assert_int_eq(ref->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.want), 0);
+            int rc = h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.y);
+            ck_assert_msg(rc == 0, "%s failed: %s", h->name, nl_last_error());
+            for (size_t i = 0; i < rows * d; i++)
+                differ += p.y[i] != p.want[i];
+            total += rows * d;
+            for (size_t i = 0; i < rows * d; i++) {
+                double want = nl_half_to_float(p.dt, p.want[i]);
+                double ulps = nl_half_ulp_error(p.dt, p.y[i], want);
+                ck_assert_msg(ulps <= h->ulp,
+                              "%s, %zu rows of d = %zu%s, element [%zu][%zu]: got %a, the scalar "
+                              "%s gives %a (%g ulps of %s; stated bound %u). A vector kernel must "
+                              "round at the same points as its cast order: same fp32 statistics, "
+                              "no FMA where the scalar code has a multiply and an add.",
+                              h->name, rows, d, outliers ? " with outlier channels" : "", i / d,
+                              i % d, (double)nl_half_to_float(p.dt, p.y[i]), ref->name, want,
+                              ulps, nl_dtype_name(p.dt), h->ulp);
+            }
+            release(&p);
+        }
+    }
+    if (getenv("NL_SHOW_ERR"))
+        printf("  %-28s %zu of %zu outputs differ from %s\n", h->name, differ, total, ref->name);
+}
+END_TEST
+
+/* A problem larger than L2, where the AVX-512 kernels stream their output
+ * past the caches (aligned full vectors only: with d % 16 == 8 every other
+ * row starts off the 32-byte grid): the bits must not change. */
+START_TEST(outputs_larger_than_cache_are_the_same_bits)
+{
+    HALF_OR_SKIP(h, _i);
+    size_t rows = 40, d = 16392;
+    half_problem p = make(h, rows, d, 1, 4242);
+    const nl_half_impl *ref = nl_half_scalar_of(h->cast, h->dtype);
+    ck_assert_int_eq(ref->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.want), 0);
+    ck_assert_int_eq(h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.y), 0);
+    for (size_t i = 0; i < rows * d; i++) {
+        double u = nl_half_ulp_error(p.dt, p.y[i], nl_half_to_float(p.dt, p.want[i]));
+        ck_assert_msg(u <= h->ulp, "%s on %zu x %zu (larger than L2): element [%zu][%zu] is "
+                      "0x%04x, the scalar order gives 0x%04x: check the streaming-store path "
+                      "(alignment, the rows that start off the 32-byte grid)",
+                      h->name, rows, d, i / d, i % d, p.y[i], p.want[i]);
+    }
+    release(&p);
+}
+END_TEST
+
+/* A weight so small that outputs are subnormal in the dtype: vector
+ * narrowing that flushes them (as vcvtneps2bf16 does) must not be used
+ * for them. */
+START_TEST(subnormal_outputs_survive)
+{
+    HALF_OR_SKIP(h, _i);
+    if (h->cast == NL_CAST_GEMMA)
+        NL_SKIP("gemma scales by 1 + w: its outputs cannot be made subnormal by the weight");
+    size_t rows = 3, d = 37;
+    half_problem p = make(h, rows, d, 0, 99);
+    float tiny = h->dtype == NL_DT_BF16 ? 3e-39f : 3e-6f; /* subnormal in the dtype */
+    for (size_t i = 0; i < d; i++) {
+        if (p.wdt == NL_DT_F32)
+            ((float *)p.gamma)[i] = tiny;
+        else
+            ((uint16_t *)p.gamma)[i] = nl_half_from_float(p.wdt, tiny);
+        if (h->norm == NL_LAYERNORM)
+            ((uint16_t *)p.beta)[i] = 0;
+    }
+    const nl_half_impl *ref = nl_half_scalar_of(h->cast, h->dtype);
+    ck_assert_int_eq(ref->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.want), 0);
+    ck_assert_int_eq(h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.y), 0);
+    size_t nonzero = 0;
+    for (size_t i = 0; i < rows * d; i++) {
+        nonzero += (p.want[i] & 0x7fff) != 0;
+        double u = nl_half_ulp_error(p.dt, p.y[i], nl_half_to_float(p.dt, p.want[i]));
+        ck_assert_msg(u <= h->ulp, "%s, subnormal outputs: element %zu is 0x%04x, the scalar "
+                      "order gives 0x%04x. Does the vector narrowing flush subnormals to zero?",
+                      h->name, i, p.y[i], p.want[i]);
+    }
+    ck_assert_msg(nonzero > rows * d / 2, "the test data should give subnormal, not zero, outputs");
+    release(&p);
+}
+END_TEST
+
+START_TEST(in_place_and_rows_zero)
+{
+    HALF_OR_SKIP(h, _i);
+    size_t rows = 5, d = 67;
+    half_problem p = make(h, rows, d, 0, 77);
+    ck_assert_int_eq(h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.want), 0);
+    ck_assert_int_eq(h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.x), 0);
+    ck_assert_msg(memcmp(p.x, p.want, rows * d * 2) == 0,
+                  "%s in place (y == x) differs from out of place: does it write a row before "
+                  "it has read all of it?", h->name);
+    ck_assert_int_eq(h->fn(p.dt, NULL, p.gamma, p.beta, 1e-6f, 0, d, NULL), 0);
+    release(&p);
+}
+END_TEST
+
+/* Stated bounds against the double reference, in ulps of the dtype. Two
+ * roundings (Llama, T5 with a 16-bit weight) can cost up to ~1.5 ulps;
+ * one rounding of an fp32 value 0.5 ulp plus the fp32 error. */
+static double bound_ulps(nl_cast c)
+{
+    return c == NL_CAST_LLAMA || c == NL_CAST_T5 ? 2.0 : 1.0;
+}
+
+START_TEST(every_cast_order_is_near_the_double_reference)
+{
+    HALF_OR_SKIP(h, _i);
+    for (int outliers = 0; outliers < 2; outliers++) {
+        size_t rows = 64, d = 1024;
+        half_problem p = make(h, rows, d, outliers, 500);
+        ck_assert_int_eq(h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.y), 0);
+        double *ref = malloc(rows * d * sizeof *ref), worst = 0.0;
+        nl_half_reference(h->cast, p.dt, p.x, p.gamma, p.beta, 1e-6, rows, d, ref);
+        for (size_t i = 0; i < rows * d; i++) {
+            double u = nl_half_ulp_error(p.dt, p.y[i], ref[i]);
+            /* LayerNorm's fp32 t*g + b can cancel: its rounding error is
+             * relative to the terms (|y| + 2|b| bounds them), not to y */
+            if (h->norm == NL_LAYERNORM && u > bound_ulps(h->cast)) {
+                double b = nl_half_to_float(p.wdt, ((const uint16_t *)p.beta)[i % d]);
+                double err = fabs(nl_half_to_float(p.dt, p.y[i]) - ref[i]);
+                if (err <= 0x1p-20 * (fabs(ref[i]) + 2 * fabs(b)))
+                    continue;
+            }
+            worst = u > worst ? u : worst;
+            ck_assert_msg(u <= bound_ulps(h->cast),
+                          "%s%s [%zu][%zu]: got %a, exact %a: %g ulps of %s, bound %g",
+                          h->name, outliers ? " (outlier channels)" : "", i / d, i % d,
+                          (double)nl_half_to_float(p.dt, p.y[i]), ref[i], u,
+                          nl_dtype_name(p.dt), bound_ulps(h->cast));
+        }
+        if (getenv("NL_SHOW_ERR"))
+            printf("  %-24s %-9s max %.3f ulps\n", h->name, outliers ? "outliers" : "unit", worst);
+        free(ref);
+        release(&p);
+    }
+}
+END_TEST
+
+START_TEST(bad_arguments_are_refused)
+{
+    uint16_t x[4] = {0}, y[4];
+    uint16_t g[4] = {0x3f80, 0x3f80, 0x3f80, 0x3f80};
+    ck_assert_int_eq(nl_rmsnorm_llama_scalar(NL_DT_BF16, x, g, NULL, 1e-6f, 1, 0, y), NL_EARG);
+    ck_assert_int_eq(nl_rmsnorm_llama_scalar(NL_DT_F32, x, g, NULL, 1e-6f, 1, 4, y), NL_EARG);
+    ck_assert_int_eq(nl_layernorm_torch_scalar(NL_DT_BF16, x, g, NULL, 1e-6f, 1, 4, y), NL_EARG);
+    ck_assert_msg(strstr(nl_last_error(), "beta"), "LayerNorm without beta: message \"%s\" "
+                  "should name beta", nl_last_error());
+}
+END_TEST
+
+Suite *nl_suite(void)
+{
+    Suite *s = suite_create("half_cast");
+    TCase *points = tcase_create("cast_points");
+    tcase_add_test(points, gemma_keeps_a_small_weight_that_llama_rounds_away);
+    tcase_add_loop_test(points, llama_and_gemma_round_where_their_models_round, 0, 2);
+    suite_add_tcase(s, points);
+    TCase *reg = tcase_create("registry");
+    tcase_set_timeout(reg, 120);
+    tcase_add_loop_test(reg, every_impl_equals_the_scalar_kernel_of_its_cast_order, 0, (int)count_impls());
+    tcase_add_loop_test(reg, in_place_and_rows_zero, 0, (int)count_impls());
+    tcase_add_loop_test(reg, subnormal_outputs_survive, 0, (int)count_impls());
+    tcase_add_loop_test(reg, outputs_larger_than_cache_are_the_same_bits, 0, (int)count_impls());
+    tcase_add_loop_test(reg, every_cast_order_is_near_the_double_reference, 0, (int)count_impls());
+    tcase_add_test(reg, bad_arguments_are_refused);
+    suite_add_tcase(s, reg);
+    return s;
+}
