@@ -307,6 +307,62 @@ int nl_opencl_pick(const char *spec);
  * OpenCL call, outranking $NORMLAB_CL_DEVICE. */
 int nl_opencl_use(const char *spec);
 
+/* ------------------------------------------------------------ block */
+/* (section owned by chapter 9; see code/block/) */
+
+/* The norm in its block: residual add and norm in one kernel.
+ *
+ *   residual[r][i] <- residual[r][i] + x[r][i]      (one float rounding)
+ *   y[r]           <- Norm(residual[r])
+ *
+ * for three norms: RMSNorm, RMSNorm scaled by (1 + w) (Gemma), LayerNorm.
+ * Every fused implementation gives the same bits, residual and y, as its
+ * unfused pair: the float add, then the forward implementation named
+ * `pair` (nl_impls) on the updated residual; for the Gemma variant the
+ * pair gets gamma' = 1.0f + w, rounded to float once, as an unfused model
+ * computes it.  y may equal x (x is read before y is written); residual
+ * must overlap neither x nor y.  rows == 0 is a no-op (NULLs allowed).
+ * beta: d values for LayerNorm, ignored (NULL) otherwise. */
+typedef enum {
+    NL_FUSED_RMSNORM = 0,       /* y = r / rms(r) * w */
+    NL_FUSED_RMSNORM_GEMMA = 1, /* y = r / rms(r) * (1 + w) */
+    NL_FUSED_LAYERNORM = 2,     /* y = (r - mean) / std * w + b */
+} nl_fused_norm;
+
+typedef int (*nl_fused_fn)(const float *x, float *residual, const float *gamma,
+                           const float *beta, float eps, size_t rows, size_t d,
+                           float *y);
+
+typedef struct nl_fused_impl {
+    const char   *name;     /* "fused_add_rmsnorm_avx2" */
+    nl_fused_norm norm;
+    int           chapter;
+    nl_fused_fn   fn;
+    const char   *pair;     /* the forward implementation whose bits it reproduces */
+    unsigned      requires; /* NL_REQ_* */
+    unsigned      props;    /* NL_PROP_* (those of the pair) */
+    double        tol;      /* max |y - reference| on unit-scale data (the pair's) */
+    int           fused;    /* 0: the unfused pair itself (add pass, then norm pass) */
+    const char   *summary;
+} nl_fused_impl;
+
+const nl_fused_impl *nl_fused_impls(size_t *count);
+const nl_fused_impl *nl_find_fused(const char *name);
+/* NULL when `impl` can run here, else why not (as nl_impl_unavailable). */
+const char *nl_fused_unavailable(const nl_fused_impl *impl);
+const char *nl_fused_norm_name(nl_fused_norm norm); /* "RMSNorm", "RMSNorm (1+w)", "LayerNorm" */
+/* The plain forward norm the fused one reduces to (Gemma's is RMSNorm). */
+nl_norm nl_fused_base_norm(nl_fused_norm norm);
+/* Validates a fused call: NL_OK, or NL_EARG with nl_last_error() saying why. */
+int nl_fused_check_args(const float *x, const float *residual, const float *gamma,
+                        const float *beta, size_t rows, size_t d, const float *y,
+                        nl_fused_norm norm);
+/* The unfused pair of `impl`, run for real: the add pass over every row,
+ * then impl->pair over every row (NL_ENOMEM if gamma' cannot be had). */
+int nl_fused_unfused(const nl_fused_impl *impl, const float *x, float *residual,
+                     const float *gamma, const float *beta, float eps, size_t rows,
+                     size_t d, float *y);
+
 #ifdef __cplusplus
 }
 #endif
