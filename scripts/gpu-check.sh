@@ -54,6 +54,11 @@ bin=build-gpu/build
 status=0
 scripts/ci/run-tests.sh "$bin/tests" "$bin"/tests/check_* > "$out/tests.txt" 2>&1 || status=1
 tail -n 3 "$out/tests.txt"
+# Chapter 9's fused add + norm kernels (kernels/fused_add.cl) on the GPU:
+# bit-identical to the unfused OpenCL pair, in and out of place.
+NL_IMPLS=fused_add_rmsnorm_opencl,fused_add_rmsnorm_gemma_opencl,fused_add_layernorm_opencl \
+    "$bin/tests/check_fused_props" > "$out/fused-opencl.txt" 2>&1 || status=1
+tail -n 2 "$out/fused-opencl.txt"
 "$bin/normlab" bench --opencl 2>&1 | tee "$out/bench-opencl.txt" || status=1
 echo "gpu-check: results in $out (exit $status)"
 exit $status
