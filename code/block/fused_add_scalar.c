@@ -37,7 +37,7 @@ static void fused_add_rms_rows(const float *x, float *residual, const float *gam
             float g = offset ? 1.0f + gamma[i] : gamma[i];
             yr[i] = (float)(rr[i] * inv_rms * g);
         }
-        // @stub (void)xr; (void)rr; (void)yr; (void)eps; (void)offset; /* TODO: residual += x, then y = RMSNorm(residual) */
+        // @stub (void)xr; (void)rr; (void)yr; (void)gamma; (void)eps; (void)offset; /* TODO: residual += x, then y = RMSNorm(residual) */
         // @end
     }
 }
