@@ -363,6 +363,45 @@ int nl_fused_unfused(const nl_fused_impl *impl, const float *x, float *residual,
                      const float *gamma, const float *beta, float eps, size_t rows,
                      size_t d, float *y);
 
+/* Where the norm sits: a toy residual stream of `tokens` x d values run
+ * through `layers` blocks of two sublayers each (attention and MLP stand-
+ * ins: fixed random linear maps, entries N(0, 1/d), so a sublayer keeps the
+ * scale of what it is given).  Three arrangements:
+ *   pre-norm   h <- h + F(RMSNorm(h))            (GPT-2, Llama), final norm at the end
+ *   post-norm  h <- RMSNorm(h + F(h))            (original Transformer, BERT)
+ *   DeepNorm   h <- RMSNorm(alpha h + F'(h))     (DeepNet: F' has its map scaled by beta)
+ * The norms have gamma = 1 (RMSNorm for all three, so that only the place
+ * of the norm differs). */
+typedef enum { NL_BLOCK_PRE = 0, NL_BLOCK_POST = 1, NL_BLOCK_DEEPNORM = 2 } nl_block_arch;
+const char *nl_block_arch_name(nl_block_arch arch); /* "pre-norm", "post-norm", "DeepNorm" */
+
+/* What the stream looks like after a block. */
+typedef struct {
+    double rms;       /* root mean square of the stream h, over all tokens */
+    double cos_input; /* mean over tokens of cos(h, h_0): how much of the input survives */
+} nl_depth_point;
+
+/* DeepNet's constants for a decoder-only model of N blocks (arXiv
+ * 2203.00555; torchscale's decoder.py): alpha = (2N)^(1/4), beta = (8N)^(-1/4). */
+double nl_deepnorm_alpha(size_t layers);
+double nl_deepnorm_beta(size_t layers);
+
+/* Runs the experiment: out[0] is the input h_0 (unit rms), out[l] the
+ * stream after block l, for l = 1..layers (out holds layers + 1 points).
+ * *final_rms (may be NULL) gets the rms of what the last norm hands on:
+ * RMSNorm(h_L) for pre-norm, h_L itself for the others.  Same seed, same
+ * maps for every arrangement.  NL_OK, NL_EARG or NL_ENOMEM. */
+int nl_depth_run(nl_block_arch arch, size_t tokens, size_t d, size_t layers,
+                 uint64_t seed, nl_depth_point *out, double *final_rms);
+
+/* DyT ("Transformers without Normalization", arXiv 2503.10622), the
+ * norm-free alternative: y = gamma * tanh(alpha * x) + beta, element by
+ * element; alpha is one learnable scalar, gamma and beta per feature
+ * (beta may be NULL: zero).  No statistics of the row at all.  In place
+ * allowed; rows == 0 is a no-op. */
+int nl_dyt(const float *x, float alpha, const float *gamma, const float *beta,
+           size_t rows, size_t d, float *y);
+
 #ifdef __cplusplus
 }
 #endif
