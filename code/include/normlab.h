@@ -402,6 +402,15 @@ int nl_depth_run(nl_block_arch arch, size_t tokens, size_t d, size_t layers,
 int nl_dyt(const float *x, float alpha, const float *gamma, const float *beta,
            size_t rows, size_t d, float *y);
 
+/* Floats of memory traffic per element each arrangement must move out of
+ * cache: the unfused pair reads x and r and writes r, then reads r and
+ * writes y (5); the fused kernel reads x and r and writes r and y (4).
+ * (A store that first reads its line adds one more to either; the kernels
+ * here stream y once a call spills out of cache.) */
+#define NL_FUSED_VALUES 4
+#define NL_UNFUSED_VALUES 5
+size_t nl_fused_values(const nl_fused_impl *impl); /* 4 or 5 */
+
 #ifdef __cplusplus
 }
 #endif
