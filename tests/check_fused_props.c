@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "block/fused_bench.h"
 
 static size_t fused_count(void)
 {
@@ -239,6 +240,24 @@ START_TEST(zero_rows_is_a_no_op)
 }
 END_TEST
 
+START_TEST(bench_validation_finds_the_pairs_bits)
+{
+    FUSED_OR_SKIP(impl, _i);
+    /* What `normlab bench` checks before it times: 0 for a kernel that
+     * gives its pair's bits (timing a wrong kernel would mean nothing). */
+    nl_bench_data b;
+    ck_assert_int_eq(nl_bench_data_new(&b, 33, 200, 5), 0);
+    float *r = floats(33 * 200);
+    nl_fill_gauss(r, 33 * 200, 0.0, 1.0, 6);
+    int rc;
+    double err = nl_fused_bench_validate(impl, &b, r, &rc);
+    ck_assert_msg(rc == 0 && err == 0.0, "%s: the bench's validation finds a difference of %g "
+                  "from its unfused pair (rc %d: %s)", impl->name, err, rc, nl_last_error());
+    nl_free(r);
+    nl_bench_data_free(&b);
+}
+END_TEST
+
 START_TEST(registry_pairs_exist)
 {
     size_t n;
@@ -278,6 +297,7 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, out_of_cache_matches_unfused_pair, 0, n);
     tcase_add_loop_test(tc, nan_spoils_only_its_row, 0, n);
     tcase_add_loop_test(tc, zero_rows_is_a_no_op, 0, n);
+    tcase_add_loop_test(tc, bench_validation_finds_the_pairs_bits, 0, n);
     tcase_add_test(tc, registry_pairs_exist);
     tcase_add_test(tc, check_args_rejects_aliased_residual);
     suite_add_tcase(s, tc);
