@@ -24,12 +24,8 @@ figure-depth: $(DEPTH_FIG).pdf $(DEPTH_FIG).png
 BOOK_PREREQS += figure-depth
 
 # ------------------------------------------------------------ fused bench
-FUSED_BENCH := $(BUILD)/fused-bench
-$(FUSED_BENCH): $(BUILD)/obj/scripts/tools/fused-bench.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
-
 .PHONY: bench-fused
-## bench-fused — fused add + norm against the unfused pair, every core (FUSED_SHAPES, default 4096x4096 16384x1024; QK-norm: 262144x64 131072x128 65536x256); quiet machine
-FUSED_SHAPES ?= 4096x4096 16384x1024
-bench-fused: $(FUSED_BENCH)
-	$(FUSED_BENCH) 11 $(FUSED_SHAPES)
+## bench-fused — fused add + norm against the unfused pair, every core (normlab bench --fused; FUSED_SHAPES=RxD,... to choose); quiet machine
+FUSED_SHAPES ?=
+bench-fused: $(NORMLAB)
+	$(NORMLAB) bench --fused $(if $(FUSED_SHAPES),--shape $(FUSED_SHAPES))

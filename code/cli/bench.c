@@ -85,6 +85,7 @@ static void usage(FILE *to)
         "                     (default $NORMLAB_BENCH_CSV, else book/data/bench-reference.csv),\n"
         "                     narrowed by --shape, --threads and --impl\n"
         "  --opencl           run the OpenCL benchmark instead (its own options)\n"
+        "  --fused            fused add + norm against the unfused pair (chapter 9; own options)\n"
         "  --help             this text\n"
         "\n"
         "Exit status: 0 all measured, 1 an implementation failed its check or a run,\n"
@@ -559,6 +560,8 @@ int cmd_bench(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--opencl"))
             return nl_cl_bench_main(argc, argv);
+        if (!strcmp(argv[i], "--fused")) /* chapter 9: bench_fused.c */
+            return nl_cli_bench_fused(argc, argv);
     }
 
     options o = {0};

@@ -10,6 +10,8 @@ int cmd_bench(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_impls(int argc, char **argv);
+/* `normlab bench --fused` (bench_fused.c, chapter 9) */
+int nl_cli_bench_fused(int argc, char **argv);
 
 #include "core/args.h"   /* the argument contract every command keeps */
 
