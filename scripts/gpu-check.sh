@@ -59,5 +59,10 @@ tail -n 3 "$out/tests.txt"
 # against its scalar CPU kernel: how many outputs differ, and the worst ulps.
 NL_SHOW_ERR=1 NL_IMPLS= "$bin/tests/check_half_cast" 2>&1 | grep -E 'opencl|suite' | tee "$out/half-opencl.txt"
 grep -q 'suite.* 0 failed' "$out/half-opencl.txt" || status=1
+# Chapter 9's fused add + norm kernels (kernels/fused_add.cl) on the GPU:
+# bit-identical to the unfused OpenCL pair, in and out of place.
+NL_IMPLS=fused_add_rmsnorm_opencl,fused_add_rmsnorm_gemma_opencl,fused_add_layernorm_opencl \
+    "$bin/tests/check_fused_props" > "$out/fused-opencl.txt" 2>&1 || status=1
+tail -n 2 "$out/fused-opencl.txt"
 echo "gpu-check: results in $out (exit $status)"
 exit $status

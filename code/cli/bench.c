@@ -60,6 +60,9 @@ static void usage(FILE *to)
         "  --force            allow --csv to replace FILE\n"
         "  --note TEXT        add '# TEXT' to the CSV's header comments (repeatable;\n"
         "                     one line: a line break is refused)\n"
+        "  --fused            fused add + norm against the unfused pair (chapter 9): each\n"
+        "                     checked bit for bit against its pair; 'of copy' counts the\n"
+        "                     bytes each must move (4 floats per element fused, 5 unfused)\n"
         "  --dtype T[,T]      data types: f32 (default), bf16, f16. A bf16/fp16 row moves\n"
         "                     half the bytes, and its copy roof copies those same bytes;\n"
         "                     its max_err and tol are ulps from its scalar cast order.\n"
@@ -174,6 +177,7 @@ int cmd_bench(int argc, char **argv)
         {"--force", NL_OPT_FLAG, &o.force, 0, NULL, NULL},
         {"--no-peer", NL_OPT_FLAG, &o.no_peer, 0, NULL, NULL},
         {"--opencl", NL_OPT_FLAG, &o.opencl, 0, NULL, NULL},
+        {"--fused", NL_OPT_FLAG, &o.fused, 0, NULL, NULL},
         {"--show", NL_OPT_MAYBE, &o.show, 0, NULL, NULL},
         {"--csv", NL_OPT_TEXT, &o.csv, 0, NULL, NULL},
         {"--impl", NL_OPT_TEXT, &o.impls, 0, NULL, NULL},

@@ -31,6 +31,7 @@ typedef struct {
     const char *notes[BENCH_MAX_LIST];
     size_t nnotes;
     const char *show;   /* --show: NULL, "" (the default CSV) or a file */
+    int fused;          /* --fused: chapter 9's fused add + norm rows */
     int dtypes;         /* --dtype: bits 1 << nl_dtype; 0 means f32 alone */
     int argc;           /* the command line, for the CSV's provenance */
     char **argv;
@@ -64,6 +65,9 @@ int bench_wants_dtype(const bench_options *o, int dt);
 /* bench_half.c: chapter 8's bf16/fp16 kernels, one kind of row. */
 size_t bench_half_entries(const bench_options *o, bench_entry *out, size_t max);
 int bench_half_knows(const char *name);
+/* bench_fused.c: chapter 9's fused add + norm kernels, one kind of row. */
+size_t bench_fused_entries(const bench_options *o, bench_entry *out, size_t max);
+int bench_fused_knows(const char *name);
 /* Every name in --impl exists somewhere (a typo would time nothing);
  * 0 with a message naming it otherwise. */
 int bench_check_names(const char *list);

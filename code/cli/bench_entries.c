@@ -40,7 +40,7 @@ static size_t cpu_kernels(const bench_options *o, bench_entry *out, size_t max)
     const nl_impl *all = nl_impls(&n);
     for (size_t i = 0; i < n && k < max; i++) {
         if ((all[i].requires & NL_REQ_OPENCL) || !bench_listed(o->impls, all[i].name) ||
-            (o->opencl && !o->impls) || !bench_wants_dtype(o, NL_DT_F32))
+            ((o->opencl || o->fused) && !o->impls) || !bench_wants_dtype(o, NL_DT_F32))
             continue;
         out[k++] = (bench_entry){
             .name = all[i].name, .norm = all[i].norm, .device = "cpu", .dtype = "f32",
@@ -54,7 +54,7 @@ static size_t cpu_kernels(const bench_options *o, bench_entry *out, size_t max)
 /* The oneDNN peer: the same as our naive float LayerNorm's bound. */
 static size_t peer(const bench_options *o, bench_entry *out, size_t max)
 {
-    if (o->no_peer || max == 0 || !bench_listed(o->impls, "onednn") || (o->opencl && !o->impls) ||
+    if (o->no_peer || max == 0 || !bench_listed(o->impls, "onednn") || ((o->opencl || o->fused) && !o->impls) ||
         !bench_wants_dtype(o, NL_DT_F32))
         return 0;
     out[0] = (bench_entry){.name = "onednn", .norm = NL_LAYERNORM, .device = "cpu",
@@ -103,6 +103,7 @@ static const struct {
     {peer, is_peer},
     {opencl_kernels, NULL},
     {bench_half_entries, bench_half_knows},
+    {bench_fused_entries, bench_fused_knows},
 };
 
 int bench_wants_dtype(const bench_options *o, int dt)

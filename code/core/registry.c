@@ -14,6 +14,7 @@
 #include "scalar/registry.def"
 #include "simd/registry.def"
 #include "opencl/registry.def"
+#include "block/forward.def"
 #undef NL_IMPL
 
 #define NL_IMPL(name, norm, chapter, req, props, tol, summary) \
@@ -22,6 +23,7 @@ static const nl_impl registry[] = {
 #include "scalar/registry.def"
 #include "simd/registry.def"
 #include "opencl/registry.def"
+#include "block/forward.def"
 };
 #undef NL_IMPL
 

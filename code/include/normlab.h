@@ -468,6 +468,109 @@ int nl_npy_write(const char *path, const nl_array *a, int bf16_as_void, int forc
 /* Reads tensor `tensor` of a .safetensors file (F32, F16, BF16); NULL
  * tensor: the file must hold exactly one. */
 int nl_safetensors_read(const char *path, const char *tensor, nl_array *out);
+/* ------------------------------------------------------------ block */
+/* (section owned by chapter 9; see code/block/) */
+
+/* The norm in its block: residual add and norm in one kernel.
+ *
+ *   residual[r][i] <- residual[r][i] + x[r][i]      (one float rounding)
+ *   y[r]           <- Norm(residual[r])
+ *
+ * for three norms: RMSNorm, RMSNorm scaled by (1 + w) (Gemma), LayerNorm.
+ * Every fused implementation gives the same bits, residual and y, as its
+ * unfused pair: the float add, then the forward implementation named
+ * `pair` (nl_impls) on the updated residual; for the Gemma variant the
+ * pair gets gamma' = 1.0f + w, rounded to float once, as an unfused model
+ * computes it.  y may equal x (x is read before y is written); residual
+ * must overlap neither x nor y.  rows == 0 is a no-op (NULLs allowed).
+ * beta: d values for LayerNorm, ignored (NULL) otherwise. */
+typedef enum {
+    NL_FUSED_RMSNORM = 0,       /* y = r / rms(r) * w */
+    NL_FUSED_RMSNORM_GEMMA = 1, /* y = r / rms(r) * (1 + w) */
+    NL_FUSED_LAYERNORM = 2,     /* y = (r - mean) / std * w + b */
+} nl_fused_norm;
+
+typedef int (*nl_fused_fn)(const float *x, float *residual, const float *gamma,
+                           const float *beta, float eps, size_t rows, size_t d,
+                           float *y);
+
+typedef struct nl_fused_impl {
+    const char   *name;     /* "fused_add_rmsnorm_avx2" */
+    nl_fused_norm norm;
+    int           chapter;
+    nl_fused_fn   fn;
+    const char   *pair;     /* the forward implementation whose bits it reproduces */
+    unsigned      requires; /* NL_REQ_* */
+    unsigned      props;    /* NL_PROP_* (those of the pair) */
+    double        tol;      /* max |y - reference| on unit-scale data (the pair's) */
+    int           fused;    /* 0: the unfused pair itself (add pass, then norm pass) */
+    const char   *summary;
+} nl_fused_impl;
+
+const nl_fused_impl *nl_fused_impls(size_t *count);
+const nl_fused_impl *nl_find_fused(const char *name);
+/* NULL when `impl` can run here, else why not (as nl_impl_unavailable). */
+const char *nl_fused_unavailable(const nl_fused_impl *impl);
+const char *nl_fused_norm_name(nl_fused_norm norm); /* "RMSNorm", "RMSNorm (1+w)", "LayerNorm" */
+/* The plain forward norm the fused one reduces to (Gemma's is RMSNorm). */
+nl_norm nl_fused_base_norm(nl_fused_norm norm);
+/* Validates a fused call: NL_OK, or NL_EARG with nl_last_error() saying why. */
+int nl_fused_check_args(const float *x, const float *residual, const float *gamma,
+                        const float *beta, size_t rows, size_t d, const float *y,
+                        nl_fused_norm norm);
+/* The unfused pair of `impl`, run for real: the add pass over every row,
+ * then impl->pair over every row (NL_ENOMEM if gamma' cannot be had). */
+int nl_fused_unfused(const nl_fused_impl *impl, const float *x, float *residual,
+                     const float *gamma, const float *beta, float eps, size_t rows,
+                     size_t d, float *y);
+
+/* Where the norm sits: a toy residual stream of `tokens` x d values run
+ * through `layers` blocks of two sublayers each (attention and MLP stand-
+ * ins: fixed random linear maps, entries N(0, 1/d), so a sublayer keeps the
+ * scale of what it is given).  Three arrangements:
+ *   pre-norm   h <- h + F(RMSNorm(h))            (GPT-2, Llama), final norm at the end
+ *   post-norm  h <- RMSNorm(h + F(h))            (original Transformer, BERT)
+ *   DeepNorm   h <- RMSNorm(alpha h + F'(h))     (DeepNet: F' has its map scaled by beta)
+ * The norms have gamma = 1 (RMSNorm for all three, so that only the place
+ * of the norm differs). */
+typedef enum { NL_BLOCK_PRE = 0, NL_BLOCK_POST = 1, NL_BLOCK_DEEPNORM = 2 } nl_block_arch;
+const char *nl_block_arch_name(nl_block_arch arch); /* "pre-norm", "post-norm", "DeepNorm" */
+
+/* What the stream looks like after a block. */
+typedef struct {
+    double rms;       /* root mean square of the stream h, over all tokens */
+    double cos_input; /* mean over tokens of cos(h, h_0): how much of the input survives */
+} nl_depth_point;
+
+/* DeepNet's constants for a decoder-only model of N blocks (arXiv
+ * 2203.00555; torchscale's decoder.py): alpha = (2N)^(1/4), beta = (8N)^(-1/4). */
+double nl_deepnorm_alpha(size_t layers);
+double nl_deepnorm_beta(size_t layers);
+
+/* Runs the experiment: out[0] is the input h_0 (unit rms), out[l] the
+ * stream after block l, for l = 1..layers (out holds layers + 1 points).
+ * *final_rms (may be NULL) gets the rms of what the last norm hands on:
+ * RMSNorm(h_L) for pre-norm, h_L itself for the others.  Same seed, same
+ * maps for every arrangement.  NL_OK, NL_EARG or NL_ENOMEM. */
+int nl_depth_run(nl_block_arch arch, size_t tokens, size_t d, size_t layers,
+                 uint64_t seed, nl_depth_point *out, double *final_rms);
+
+/* DyT ("Transformers without Normalization", arXiv 2503.10622), the
+ * norm-free alternative: y = gamma * tanh(alpha * x) + beta, element by
+ * element; alpha is one learnable scalar, gamma and beta per feature
+ * (beta may be NULL: zero).  No statistics of the row at all.  In place
+ * allowed; rows == 0 is a no-op. */
+int nl_dyt(const float *x, float alpha, const float *gamma, const float *beta,
+           size_t rows, size_t d, float *y);
+
+/* Floats of memory traffic per element each arrangement must move out of
+ * cache: the unfused pair reads x and r and writes r, then reads r and
+ * writes y (5); the fused kernel reads x and r and writes r and y (4).
+ * (A store that first reads its line adds one more to either; the kernels
+ * here stream y once a call spills out of cache.) */
+#define NL_FUSED_VALUES 4
+#define NL_UNFUSED_VALUES 5
+size_t nl_fused_values(const nl_fused_impl *impl); /* 4 or 5 */
 
 #ifdef __cplusplus
 }

@@ -15,8 +15,10 @@
 #include "normlab.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { D = 4096 };
 
@@ -76,6 +78,111 @@ static double var_twopass_double(const float *x, size_t n)
     for (size_t i = 0; i < n; i++)
         sq += ((double)x[i] - mean) * ((double)x[i] - mean);
     return sq / (double)n;
+}
+
+/* ------------------------------------------------- chapter 9: the block */
+
+/* bf16 by round-to-nearest-even of a float's top 16 bits (finite values):
+ * enough to count where an engine's rounding of the residual sum changes
+ * the output.  (Chapter 8's storage types may replace it.) */
+static float bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    u &= 0xffff0000u;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Fused add + RMSNorm with bf16 storage, two ways, w = 1:
+ *   the unfused pair (and vLLM): z = bf16(x + r); statistics of z;
+ *       y = bf16(z * inv)  (Llama's RMSNorm rounds before the weight)
+ *   FlashInfer: s = x + r kept in float; statistics of s; y = bf16(s * inv).
+ * Prints how many outputs differ. */
+static void block_bf16_numbers(void)
+{
+    enum { ROWS = 256, DB = 4096 };
+    size_t differ = 0, rows_differ = 0;
+    uint64_t seed = 99;
+    for (size_t r = 0; r < ROWS; r++) {
+        static float x[DB], res[DB];
+        fill_offset(x, DB, 0.0, 1.0, seed++);
+        fill_offset(res, DB, 0.0, 1.0, seed++);
+        double sz = 0.0, ss = 0.0;
+        for (size_t i = 0; i < DB; i++) {
+            x[i] = bf16(x[i]);
+            res[i] = bf16(res[i]);
+            float s = x[i] + res[i], z = bf16(s);
+            sz += (double)z * z;
+            ss += (double)s * s;
+        }
+        float inv_z = (float)(1.0 / sqrt(sz / DB + 1e-6)), inv_s = (float)(1.0 / sqrt(ss / DB + 1e-6));
+        size_t here = 0;
+        for (size_t i = 0; i < DB; i++) {
+            float s = x[i] + res[i];
+            here += bf16(bf16(s) * inv_z) != bf16(s * inv_s);
+        }
+        differ += here;
+        rows_differ += here > 0;
+    }
+    printf("fused.bf16.rows %d\n", ROWS);
+    printf("fused.bf16.d %d\n", DB);
+    printf("fused.bf16.rows_differ %zu\n", rows_differ);
+    printf("fused.bf16.pct_differ %.1f\n", 100.0 * (double)differ / ((double)ROWS * DB));
+}
+
+/* The depth experiment (figure: build/fig-depth, scripts/tools/block-depth.c)
+ * and DyT against RMSNorm. */
+static int block_numbers(void)
+{
+    enum { LAYERS = 64, DD = 128, TOKENS = 16 };
+    nl_depth_point p[3][LAYERS + 1];
+    double final[3];
+    for (int a = 0; a < 3; a++)
+        if (nl_depth_run((nl_block_arch)a, TOKENS, DD, LAYERS, 1, p[a], &final[a]) != NL_OK) {
+            fprintf(stderr, "book-numbers: %s\n", nl_last_error());
+            return 1;
+        }
+    double al = nl_deepnorm_alpha(LAYERS), be = nl_deepnorm_beta(LAYERS);
+    printf("depth.layers %d\ndepth.d %d\ndepth.tokens %d\n", LAYERS, DD, TOKENS);
+    printf("depth.pre.rms8 %.2f\n", p[0][8].rms);
+    printf("depth.pre.rms64 %.2f\n", p[0][LAYERS].rms);
+    printf("depth.pre.want8 %.2f\n", sqrt(1.0 + 2.0 * 8));
+    printf("depth.pre.want64 %.2f\n", sqrt(1.0 + 2.0 * LAYERS));
+    printf("depth.pre.final %.4f\n", final[0]);
+    printf("depth.pre.cos64 %.3f\n", p[0][LAYERS].cos_input);
+    printf("depth.post.rms64 %.4f\n", p[1][LAYERS].rms);
+    printf("depth.post.cos1 %.3f\n", p[1][1].cos_input);
+    printf("depth.post.cos4 %.3f\n", p[1][4].cos_input);
+    printf("depth.deep.alpha %.3f\n", al);
+    printf("depth.deep.beta %.3f\n", be);
+    printf("depth.deep.cos64 %.3f\n", p[2][LAYERS].cos_input);
+    printf("depth.deep.want64 %.3f\n", pow(1.0 + be * be / (al * al), -(double)LAYERS));
+
+    enum { DY = 4096 };
+    static float x[DY], y[DY], g[DY];
+    for (size_t i = 0; i < DY; i++)
+        g[i] = 1.0f;
+    const nl_impl *rms = nl_find_impl("rmsnorm_fused");
+    for (int scale = 1; scale <= 10; scale += 9) {
+        fill_offset(x, DY, 0.0, scale, 7);
+        double ry = 0.0, dy = 0.0, rmax = 0.0, dmax = 0.0;
+        rms->fn(x, g, NULL, 1e-6f, 1, DY, y);
+        for (size_t i = 0; i < DY; i++) {
+            ry += (double)y[i] * y[i];
+            rmax = fmax(rmax, fabs(y[i]));
+        }
+        nl_dyt(x, 0.5f, g, NULL, 1, DY, y);
+        for (size_t i = 0; i < DY; i++) {
+            dy += (double)y[i] * y[i];
+            dmax = fmax(dmax, fabs(y[i]));
+        }
+        printf("dyt.rms.scale%d %.3f\ndyt.dyt.scale%d %.3f\n", scale, sqrt(ry / DY), scale, sqrt(dy / DY));
+        printf("dyt.rmsmax.scale%d %.2f\ndyt.dytmax.scale%d %.3f\n", scale, rmax, scale, dmax);
+    }
+    block_bf16_numbers();
+    return 0;
 }
 
 int main(void)
@@ -192,5 +299,5 @@ int main(void)
     free(gamma);
     free(beta);
     free(ref);
-    return 0;
+    return block_numbers();
 }

@@ -51,6 +51,9 @@ void nl_run_impl(const nl_impl *impl, nl_problem *p, float eps);
  * when it cannot run on this machine. Use with tcase_add_loop_test(tc, fn,
  * 0, nl_impl_count()). */
 size_t nl_impl_count(void);
+/* Whether NL_IMPLS (name1,name2; unset: all) selects `name`; for suites
+ * over another registry (chapter 9's fused kernels). */
+int nl_name_selected(const char *name);
 #define NL_IMPL_OR_SKIP(var, i)                                       \
     const nl_impl *var = nl_impl_at(i);                               \
     do {                                                              \
