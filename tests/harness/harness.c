@@ -140,7 +140,7 @@ void nl_run_impl(const nl_impl *impl, nl_problem *p, float eps)
 
 /* NL_IMPLS=name1,name2 narrows the suites to those implementations: the
  * grader uses it to test a student's file alone. */
-static int selected(const char *name)
+int nl_impl_selected(const char *name)
 {
     const char *list = getenv("NL_IMPLS");
     if (!list || !*list)
@@ -161,7 +161,7 @@ size_t nl_impl_count(void)
     size_t n, k = 0;
     const nl_impl *all = nl_impls(&n);
     for (size_t i = 0; i < n; i++)
-        k += selected(all[i].name);
+        k += nl_impl_selected(all[i].name);
     return k;
 }
 
@@ -170,7 +170,7 @@ const nl_impl *nl_impl_at(size_t i)
     size_t n;
     const nl_impl *all = nl_impls(&n);
     for (size_t j = 0; j < n; j++)
-        if (selected(all[j].name) && i-- == 0)
+        if (nl_impl_selected(all[j].name) && i-- == 0)
             return &all[j];
     ck_abort_msg("no implementation number %zu in this run", i);
     return NULL;

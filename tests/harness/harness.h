@@ -65,6 +65,8 @@ size_t nl_impl_count(void);
         }                                                             \
     } while (0)
 const nl_impl *nl_impl_at(size_t i);
+/* 1 when NL_IMPLS is unset or names `name` (for other registries' suites). */
+int nl_impl_selected(const char *name);
 /* NORMLAB_REQUIRE_OPENCL=1 (set in CI, where PoCL is installed): an
  * OpenCL implementation that cannot run is a failure, not a skip. */
 int nl_opencl_required(void);
