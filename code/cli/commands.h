@@ -10,6 +10,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_impls(int argc, char **argv);
+int cmd_gradcheck(int argc, char **argv);
 
 #include "core/args.h"   /* the argument contract every command keeps */
 

@@ -15,6 +15,7 @@ static const struct {
     {"config",  cmd_config,  "read model config.json files: norm kind, eps, norm parameters"},
     {"devices", cmd_devices, "list OpenCL platforms and devices"},
     {"impls",   cmd_impls,   "list the registered implementations and whether they run here"},
+    {"gradcheck", cmd_gradcheck, "check the backward passes: finite differences, every kernel, invariants"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
