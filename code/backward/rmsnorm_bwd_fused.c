@@ -1,12 +1,7 @@
 /* rmsnorm_bwd_fused.c — RMSNorm's backward in two passes per row
- * (exercise 13).
- *
- * With g = gamma * dy and rstd = 1 / sqrt(mean(x^2) + eps):
- *     dx = rstd * g - rstd^3 * x * mean(g * x)
- * The first term is the one every element would have if rstd were a
- * constant; the second, the coupling term, is what moving x[i] does to
- * rstd and so to every y of the row.  Pass 1 takes the one row sum; pass 2
- * writes dx and adds the row's share of dgamma.  Sums in float. */
+ * (exercise 13): pass 1 takes the row sum the coupling term needs; pass 2
+ * writes dx and adds the row's share of dgamma while x and dy are in
+ * registers.  Sums in float. */
 #include "backward/backward.h"
 
 // @snippet bwd-rmsnorm-fused
@@ -21,6 +16,9 @@ int nl_rmsnorm_bwd_fused(const float *x, const float *gamma, const float *mean,
         float *dxr = dx + r * d;
         const float rs = rstd[r];
 // @exercise 13-rmsnorm-backward
+        /* dx = rstd * g - rstd^3 * x * mean(g * x), g = gamma * dy: the
+         * direct term, and the coupling term, which is what moving x[i]
+         * does to rstd and through it to every y of the row. */
         float sum_gx = 0.0f;
         for (size_t i = 0; i < d; i++)
             sum_gx += gamma[i] * dyr[i] * xr[i];
@@ -30,8 +28,9 @@ int nl_rmsnorm_bwd_fused(const float *x, const float *gamma, const float *mean,
             dxr[i] = rs * gamma[i] * dyr[i] - coupling * xr[i];
             dgamma[i] += dyr[i] * xr[i] * rs;
         }
+// @stub         (void)gamma;
 // @stub         for (size_t i = 0; i < d; i++) {
-// @stub             dxr[i] = 0.0f; /* TODO: rstd * g - rstd^3 * x * mean(g * x) */
+// @stub             dxr[i] = 0.0f; /* TODO: dL/dx[i] */
 // @stub             dgamma[i] += dyr[i] * xr[i] * rs;
 // @stub         }
 // @end
