@@ -120,15 +120,15 @@ nl_bwd_errs nl_bwd_errors(const nl_bwd_problem *p)
  * k = rstd^3. */
 typedef struct { const char *what; double a_factor; int k_power; double k_sign; int ln_only; } mistake;
 static const mistake mistakes[] = {
-    {"the coupling term is missing: dx = rstd * g%s. The error is rstd^3 * (x - mean) * "
-     "mean(g * (x - mean)), proportional to mean(g * x) row by row: moving x[i] also moves "
+    {"It matches the gradient where the coupling term is missing: dx = rstd * g%s. The error is rstd^3 * x * mean(g * x) "
+     "(x - mean in place of x for LayerNorm), proportional to mean(g * x) row by row: moving x[i] also moves "
      "rstd, and through it every y of the row", 1.0, 0, 0.0, 0},
-    {"the coupling term uses rstd where it needs rstd^3%s. d rstd / d x[i] = -rstd^3 * "
+    {"It matches the gradient where the coupling term uses rstd where it needs rstd^3%s. d rstd / d x[i] = -rstd^3 * "
      "(x[i] - mean) / d: rstd = (ms + eps)^(-1/2), and the chain rule brings out a power -3/2",
      1.0, 1, 1.0, 0},
-    {"the coupling term has the wrong sign%s: rstd falls as |x| grows, so the term is "
+    {"It matches the gradient where the coupling term has the wrong sign%s: rstd falls as |x| grows, so the term is "
      "subtracted", 1.0, 3, -1.0, 0},
-    {"the mean(g) term is missing%s: LayerNorm subtracts the mean, so moving x[i] moves "
+    {"It matches the gradient where the mean(g) term is missing%s: LayerNorm subtracts the mean, so moving x[i] moves "
      "every x-hat of the row by -rstd / d", 0.0, 3, 1.0, 1},
 };
 
@@ -140,6 +140,15 @@ void nl_bwd_diagnose_dx(const nl_bwd_problem *p, char *buf, size_t n)
     if (!cand)
         return;
     int ln = p->norm == NL_LAYERNORM;
+    size_t zeros = 0;
+    for (size_t k = 0; k < rows * d; k++)
+        zeros += p->dx[k] == 0.0f;
+    if (zeros == rows * d && rows * d > 1) {
+        snprintf(buf, n, "Every dx is 0: is dx written at all? dx[i] = dL/dx[i] has a direct "
+                 "term, rstd * g[i], and a coupling term through rstd");
+        free(cand);
+        return;
+    }
     for (size_t m = 0; m < sizeof mistakes / sizeof mistakes[0]; m++) {
         const mistake *mk = &mistakes[m];
         if (mk->ln_only && !ln)
