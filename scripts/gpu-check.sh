@@ -55,5 +55,9 @@ status=0
 scripts/ci/run-tests.sh "$bin/tests" "$bin"/tests/check_* > "$out/tests.txt" 2>&1 || status=1
 tail -n 3 "$out/tests.txt"
 "$bin/normlab" bench --opencl 2>&1 | tee "$out/bench-opencl.txt" || status=1
+# Chapter 10: the OpenCL backward (kernels/backward.cl) against the double
+# gradient on the GPU; check_backward_grad above already ran it on the
+# test grid.
+"$bin/normlab" gradcheck --rows 64 --d 1024 2>&1 | tee "$out/gradcheck.txt" || status=1
 echo "gpu-check: results in $out (exit $status)"
 exit $status
