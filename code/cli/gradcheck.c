@@ -123,8 +123,10 @@ static int step_impls(const problem *p, nl_norm norm, int *broken)
 {
     int ln = norm == NL_LAYERNORM, inv = ln || p->eps == 0.0f;
     const double inv_bound = 1e-5;
-    printf("\n2. float implementations vs the analytic gradient (relative error)%s\n",
-           inv ? (ln ? "; inv = |sum dx| / sum |dx|, worst row" : "; inv = |x . dx| / sum |x dx|, worst row") : "");
+    printf("\n2. float implementations vs the analytic gradient (relative error)\n");
+    if (inv)
+        printf("   inv: %s over the worst row (0 for an exact gradient)\n",
+               ln ? "|sum dx| / sum |dx|" : "|x . dx| / sum |x dx|");
     printf("   %-22s %10s %10s %10s %10s %8s\n", "implementation", "dx", ln ? "dgamma" : p->gemma ? "dw" : "dgamma",
            ln ? "dbeta" : "", inv ? "inv" : "", "bound");
     if (inv)
