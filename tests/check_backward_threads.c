@@ -16,18 +16,6 @@ static const struct { size_t rows, d; } shapes[] = {
 };
 static const int thread_counts[] = {1, 2, 3, 7};
 
-static int threads_granted(int n)
-{
-    int got = 0;
-    omp_set_num_threads(n);
-#pragma omp parallel
-    {
-#pragma omp single
-        got = omp_get_num_threads();
-    }
-    return got;
-}
-
 static size_t first_diff(const float *a, const float *b, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -42,12 +30,8 @@ START_TEST(same_bits_for_every_thread_count)
     ck_assert_msg(impl, "%s is not registered", threaded[_i]);
     if (!nl_impl_selected(impl->name))
         NL_SKIP("not selected by NL_IMPLS");
+    NL_SKIP_UNLESS_RUNS(impl->name, impl->requires, nl_bwd_impl_unavailable(impl));
     char msg[256];
-    const char *why = nl_bwd_impl_unavailable(impl);
-    if (why) {
-        nl_skip_reason(msg, sizeof msg, impl->name, why);
-        NL_SKIP(msg);
-    }
     omp_set_dynamic(0);
     int ln = impl->norm == NL_LAYERNORM;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
@@ -56,7 +40,7 @@ START_TEST(same_bits_for_every_thread_count)
         float *want = nl_alloc((n + 2 * d) * sizeof(float));
         ck_assert(want);
         for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
-            int nt = thread_counts[t], got = threads_granted(nt);
+            int nt = thread_counts[t], got = nl_threads_granted(nt);
             if (got != nt) {
                 snprintf(msg, sizeof msg, "OpenMP grants %d threads where %d were asked "
                          "(OMP_THREAD_LIMIT?): bit-identity across counts is unproven", got, nt);

@@ -18,6 +18,22 @@
 #include "backward/registry.def"
 #undef NL_BWD_IMPL
 
+/* The two registered entry points of an ISA file whose row loop is
+ * `static void bwd_rows(int center, ...)` (center = 1: LayerNorm). */
+#define NL_BWD_BOTH_NORMS(isa)                                                   \
+    NL_DECLARE_BWD(layernorm_bwd_##isa)                                          \
+    {                                                                            \
+        bwd_rows(1, x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);       \
+        return 0;                                                                \
+    }                                                                            \
+    NL_DECLARE_BWD(rmsnorm_bwd_##isa)                                            \
+    {                                                                            \
+        (void)mean;                                                              \
+        (void)dbeta;                                                             \
+        bwd_rows(0, x, gamma, NULL, rstd, dy, rows, d, dx, dgamma, NULL);        \
+        return 0;                                                                \
+    }
+
 /* The widest SIMD path of this CPU (nl_isa_active), single-threaded. */
 NL_DECLARE_BWD(layernorm_bwd_best);
 NL_DECLARE_BWD(rmsnorm_bwd_best);

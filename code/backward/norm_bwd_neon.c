@@ -56,20 +56,4 @@ bwd_rows(int center, const float *x, const float *gamma, const float *mean,
     }
 }
 
-int nl_layernorm_bwd_neon(const float *x, const float *gamma, const float *mean,
-                          const float *rstd, const float *dy, size_t rows, size_t d,
-                          float *dx, float *dgamma, float *dbeta)
-{
-    bwd_rows(1, x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);
-    return 0;
-}
-
-int nl_rmsnorm_bwd_neon(const float *x, const float *gamma, const float *mean,
-                        const float *rstd, const float *dy, size_t rows, size_t d,
-                        float *dx, float *dgamma, float *dbeta)
-{
-    (void)mean;
-    (void)dbeta;
-    bwd_rows(0, x, gamma, NULL, rstd, dy, rows, d, dx, dgamma, NULL);
-    return 0;
-}
+NL_BWD_BOTH_NORMS(neon)

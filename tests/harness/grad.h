@@ -11,19 +11,9 @@ size_t nl_bwd_count(nl_norm norm);
 const nl_bwd_impl *nl_bwd_at(nl_norm norm, size_t i);
 /* Loop tests: one per selected implementation of `norm`, skipping (with
  * the reason) one that cannot run here. */
-#define NL_BWD_OR_SKIP(var, norm, i)                                        \
-    const nl_bwd_impl *var = nl_bwd_at((norm), (i));                        \
-    do {                                                                    \
-        const char *why_ = nl_bwd_impl_unavailable(var);                    \
-        if (why_) {                                                         \
-            if ((var->requires & NL_REQ_OPENCL) && nl_opencl_required())    \
-                ck_abort_msg("%s: NORMLAB_REQUIRE_OPENCL=1 but %s",         \
-                             var->name, why_);                              \
-            char msg_[256];                                                 \
-            nl_skip_reason(msg_, sizeof msg_, var->name, why_);             \
-            NL_SKIP(msg_);                                                  \
-        }                                                                   \
-    } while (0)
+#define NL_BWD_OR_SKIP(var, norm, i)                                      \
+    const nl_bwd_impl *var = nl_bwd_at((norm), (i));                      \
+    NL_SKIP_UNLESS_RUNS(var->name, var->requires, nl_bwd_impl_unavailable(var))
 
 /* A rows x d backward problem: inputs, saved statistics, outputs and the
  * double reference (ref_*). */
