@@ -337,7 +337,9 @@ int nl_forward_stats(nl_norm norm, const float *x, float eps, size_t rows,
  * LayerNorm's only (RMSNorm implementations ignore it; pass NULL).
  * Gemma's RMSNorm scales by (1 + w): pass gamma = 1 + w; the gradient for
  * w is then dgamma itself (d(1 + w)/dw = 1).
- * dx must not overlap any input.  rows == 0 is a no-op.
+ * dx must not overlap any input.  rows == 0 is a no-op.  A NaN or Inf in
+ * a row of x or dy spoils that row of dx and, being summed over rows,
+ * dgamma/dbeta; the other rows of dx are unaffected.
  * Threaded and OpenCL implementations reduce dgamma/dbeta from per-chunk
  * partial sums in a fixed order: the same bits for any thread count.
  * Returns 0 or a negative NL_E* code. */
