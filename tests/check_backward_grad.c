@@ -139,6 +139,37 @@ END_TEST
 START_TEST(rmsnorm_gradients_accumulate) { accumulates(NL_RMSNORM, _i); }
 END_TEST
 
+/* normlab.h: a NaN in one row of x spoils that row of dx (and the sums
+ * over rows), never another row of dx. */
+static void nan_stays_in_its_row(nl_norm norm, int i)
+{
+    NL_BWD_OR_SKIP(impl, norm, (size_t)i);
+    nl_bwd_problem p = nl_bwd_problem_new(norm, 70, 21, NL_TEST_EPS, 23);
+    p.x[40 * 21 + 5] = NAN; /* row 40: in the second 32-row chunk */
+    nl_bwd_problem_refresh(&p);
+    nl_bwd_run(impl, &p);
+    for (size_t r = 0; r < p.rows; r++) {
+        if (r == 40)
+            continue;
+        double worst = 0.0, scale = 0.0;
+        for (size_t k = r * p.d; k < (r + 1) * p.d; k++) {
+            worst = fmax(worst, fabs(p.dx[k] - p.ref_dx[k]));
+            scale = fmax(scale, fabs(p.ref_dx[k]));
+            ck_assert_msg(!isnan(p.dx[k]), "%s: a NaN in row 40 of x made dx[%zu][%zu] NaN: "
+                          "rows must not share anything but dgamma/dbeta", impl->name, r,
+                          k - r * p.d);
+        }
+        ck_assert_msg(worst <= impl->tol * scale, "%s: a NaN in row 40 changed row %zu of dx "
+                      "(off by %.3g relative)", impl->name, r, worst / scale);
+    }
+    nl_bwd_problem_free(&p);
+}
+
+START_TEST(layernorm_nan_stays_in_its_row) { nan_stays_in_its_row(NL_LAYERNORM, _i); }
+END_TEST
+START_TEST(rmsnorm_nan_stays_in_its_row) { nan_stays_in_its_row(NL_RMSNORM, _i); }
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("backward_grad");
@@ -152,6 +183,8 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, layernorm_dbeta_sums_over_rows, 0, (int)ln);
     tcase_add_loop_test(tc, layernorm_gradients_accumulate, 0, (int)ln);
     tcase_add_loop_test(tc, rmsnorm_gradients_accumulate, 0, (int)rms);
+    tcase_add_loop_test(tc, layernorm_nan_stays_in_its_row, 0, (int)ln);
+    tcase_add_loop_test(tc, rmsnorm_nan_stays_in_its_row, 0, (int)rms);
     suite_add_tcase(s, tc);
     return s;
 }
