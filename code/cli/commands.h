@@ -11,6 +11,8 @@ int cmd_config(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_impls(int argc, char **argv);
 int cmd_gradcheck(int argc, char **argv);
+/* impls_backward.c: the backward table of `normlab impls` */
+void impls_print_backward(void);
 
 #include "core/args.h"   /* the argument contract every command keeps */
 

@@ -23,5 +23,6 @@ int cmd_impls(int argc, char **argv)
         printf("%-28s %-9s %3d %8.0e  %s\n", all[i].name, nl_norm_name(all[i].norm),
                all[i].chapter, all[i].tol, why ? why : "yes");
     }
+    impls_print_backward();
     return 0;
 }
