@@ -64,5 +64,9 @@ grep -q 'suite.* 0 failed' "$out/half-opencl.txt" || status=1
 NL_IMPLS=fused_add_rmsnorm_opencl,fused_add_rmsnorm_gemma_opencl,fused_add_layernorm_opencl \
     "$bin/tests/check_fused_props" > "$out/fused-opencl.txt" 2>&1 || status=1
 tail -n 2 "$out/fused-opencl.txt"
+# Chapter 10: the OpenCL backward (kernels/backward.cl) against the double
+# gradient on the GPU; check_backward_grad above already ran it on the
+# test grid.
+"$bin/normlab" gradcheck --rows 64 --d 1024 2>&1 | tee "$out/gradcheck.txt" || status=1
 echo "gpu-check: results in $out (exit $status)"
 exit $status

@@ -321,6 +321,8 @@ static const struct {
     {"devices", {"--device=0", NULL}, " *  0", NULL, {"--device=", NULL}, "--device", "''"},
     {"impls", {"--chapter=1", NULL}, "layernorm_naive", "layernorm_avx2",
      {"--chapter=one", NULL}, "--chapter", "one"},
+    {"gradcheck", {"--norm=rms", "--rows=2", "--d=8", NULL}, "RMSNorm, 2 x 8", NULL,
+     {"--rows=abc", NULL}, "--rows", "abc"},
     {"precision", {"--rows=2", "--d=8", NULL}, "2 x 8", NULL, {"--rows=abc", NULL}, "--rows", "abc"},
     /* run writes its result to --out, not stdout: the expected text is the
      * empty string, and the value checks are in check_half_run */

@@ -23,21 +23,6 @@ static const struct { size_t rows, d; } shapes[] = {
 };
 static const int thread_counts[] = {1, 2, 3, 7};
 
-/* How many threads a parallel region really gets after
- * omp_set_num_threads(n): if OpenMP gave fewer, the test would prove less
- * than it claims. */
-static int threads_granted(int n)
-{
-    int got = 0;
-    omp_set_num_threads(n);
-#pragma omp parallel
-    {
-#pragma omp single
-        got = omp_get_num_threads();
-    }
-    return got;
-}
-
 START_TEST(bit_identical_for_every_thread_count)
 {
     const nl_impl *impl = nl_find_impl(threaded[_i][0]);
@@ -66,7 +51,7 @@ START_TEST(bit_identical_for_every_thread_count)
         single->fn(p.x, p.gamma, beta, 1e-5f, rows, d, want);
         for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
             int nt = thread_counts[t];
-            int got = threads_granted(nt);
+            int got = nl_threads_granted(nt);
             if (got != nt) {
                 snprintf(msg, sizeof msg, "%s: OpenMP grants %d threads where %d were asked "
                          "(OMP_THREAD_LIMIT?), so bit-identity across counts is unproven",

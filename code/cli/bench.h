@@ -68,6 +68,9 @@ int bench_half_knows(const char *name);
 /* bench_fused.c: chapter 9's fused add + norm kernels, one kind of row. */
 size_t bench_fused_entries(const bench_options *o, bench_entry *out, size_t max);
 int bench_fused_knows(const char *name);
+/* bench_backward.c: chapter 10's backward kernels, when --impl names them. */
+size_t bench_backward_entries(const bench_options *o, bench_entry *out, size_t max);
+int bench_backward_knows(const char *name);
 /* Every name in --impl exists somewhere (a typo would time nothing);
  * 0 with a message naming it otherwise. */
 int bench_check_names(const char *list);

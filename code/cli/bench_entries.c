@@ -104,6 +104,7 @@ static const struct {
     {opencl_kernels, NULL},
     {bench_half_entries, bench_half_knows},
     {bench_fused_entries, bench_fused_knows},
+    {bench_backward_entries, bench_backward_knows},
 };
 
 int bench_wants_dtype(const bench_options *o, int dt)

@@ -12,6 +12,9 @@ int cmd_devices(int argc, char **argv);
 int cmd_impls(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_precision(int argc, char **argv);
+int cmd_gradcheck(int argc, char **argv);
+/* impls_backward.c: the backward table of `normlab impls` */
+void impls_print_backward(void);
 
 #include "cli/options.h" /* the argument contract every command keeps */
 

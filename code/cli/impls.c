@@ -43,5 +43,6 @@ int cmd_impls(int argc, char **argv)
                nl_dtype_name(half[i].dtype), nl_cast_name(half[i].cast), half[i].ulp,
                why ? why : "yes");
     }
+    impls_print_backward();
     return 0;
 }

@@ -21,6 +21,7 @@ static const struct {
     {"impls",   cmd_impls,   "list the registered implementations and whether they run here"},
     {"precision", cmd_precision, "chapter 8: error of each bf16/fp16 cast order, fp16 overflow, eps"},
     {"run",     cmd_run,     "run an implementation on your own .npy / .safetensors arrays"},
+    {"gradcheck", cmd_gradcheck, "check the backward passes: finite differences, every kernel, invariants"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -571,6 +571,89 @@ int nl_dyt(const float *x, float alpha, const float *gamma, const float *beta,
 #define NL_FUSED_VALUES 4
 #define NL_UNFUSED_VALUES 5
 size_t nl_fused_values(const nl_fused_impl *impl); /* 4 or 5 */
+/* ------------------------------------------------------------- backward */
+/* (section owned by code/backward/: chapter 10, training) */
+
+/* What the forward pass of training saves for the backward pass: per row,
+ * the mean (LayerNorm only) and rstd = 1 / sqrt(var + eps) (LayerNorm) or
+ * 1 / sqrt(mean(x^2) + eps) (RMSNorm).  Two floats per row, not x-hat:
+ * x-hat is a whole rows x d tensor, and the backward recomputes it from x,
+ * which it must read anyway, at no extra memory traffic.
+ * Statistics in double, rounded once to float.  mean may be NULL for
+ * RMSNorm.  Returns NL_OK or NL_EARG (d == 0, NULL pointer). */
+int nl_forward_stats(nl_norm norm, const float *x, float eps, size_t rows,
+                     size_t d, float *mean, float *rstd);
+
+/* One backward pass through `rows` rows of width d, given dy = dL/dy:
+ *
+ *   LayerNorm, x^ = (x - mean) * rstd, g = gamma * dy:
+ *     dx     = rstd * (g - mean_row(g) - x^ * mean_row(g * x^))
+ *     dgamma += sum_rows dy * x^          dbeta += sum_rows dy
+ *   RMSNorm, g = gamma * dy:
+ *     dx     = rstd * g - rstd^3 * x * mean_row(g * x)
+ *     dgamma += sum_rows dy * x * rstd    (no beta)
+ *
+ * mean and rstd are what nl_forward_stats saved (mean is ignored, and may
+ * be NULL, for RMSNorm).  dx is written.  dgamma and dbeta ACCUMULATE:
+ * the kernel adds this batch's gradient to what they hold, as training
+ * code expects when a parameter is used several times or over
+ * micro-batches; zero them first for the gradient alone.  dbeta is
+ * LayerNorm's only (RMSNorm implementations ignore it; pass NULL).
+ * Gemma's RMSNorm scales by (1 + w): pass gamma = 1 + w; the gradient for
+ * w is then dgamma itself (d(1 + w)/dw = 1).
+ * dx must not overlap any input.  rows == 0 is a no-op.  A NaN or Inf in
+ * a row of x or dy spoils that row of dx and, being summed over rows,
+ * dgamma/dbeta; the other rows of dx are unaffected.
+ * Threaded and OpenCL implementations reduce dgamma/dbeta from per-chunk
+ * partial sums in a fixed order: the same bits for any thread count.
+ * Returns 0 or a negative NL_E* code. */
+typedef int (*nl_backward_fn)(const float *x, const float *gamma,
+                              const float *mean, const float *rstd,
+                              const float *dy, size_t rows, size_t d,
+                              float *dx, float *dgamma, float *dbeta);
+
+/* The backward registry (code/backward/registry.def), the same spirit as
+ * nl_impls: tests, `normlab gradcheck` and the bench iterate it.
+ * tol bounds the relative error of each tensor against the double
+ * reference, max |got - want| / max |want| (see nl_grad_rel_err). */
+typedef struct nl_bwd_impl {
+    const char    *name;     /* "rmsnorm_bwd_fused" */
+    nl_norm        norm;
+    int            chapter;
+    nl_backward_fn fn;
+    unsigned       requires; /* NL_REQ_* bits */
+    unsigned       props;    /* NL_PROP_* bits */
+    double         tol;
+    const char    *summary;
+} nl_bwd_impl;
+
+const nl_bwd_impl *nl_bwd_impls(size_t *count);
+const nl_bwd_impl *nl_find_bwd_impl(const char *name);
+/* NULL when `impl` can run here, else a reason. */
+const char *nl_bwd_impl_unavailable(const nl_bwd_impl *impl);
+
+/* The double reference: statistics from x in double, then the formulas
+ * above; dx, dgamma and dbeta are WRITTEN (not accumulated).  dbeta may
+ * be NULL (RMSNorm leaves it alone).  weight_offset = 1: the forward
+ * scales by (1 + gamma), Gemma's RMSNorm; dgamma is then for w = gamma. */
+int nl_backward_reference(nl_norm norm, const float *x, const float *gamma,
+                          const float *dy, double eps, int weight_offset,
+                          size_t rows, size_t d, double *dx, double *dgamma,
+                          double *dbeta);
+
+/* The same gradients of L = sum(dy * y) by central finite differences in
+ * double, (L(p + h) - L(p - h)) / 2h for every x and gamma (and beta),
+ * each step h scaled by max(1, |p|).  Costs O(rows * d^2): meant for
+ * small shapes.  Returns NL_OK, NL_EARG or NL_ENOMEM. */
+int nl_backward_numeric(nl_norm norm, const float *x, const float *gamma,
+                        const float *dy, double eps, int weight_offset,
+                        double h, size_t rows, size_t d, double *dx,
+                        double *dgamma, double *dbeta);
+
+/* max |got - want| / max |want| over n values (a tensor's relative error);
+ * NaN when got holds a NaN; the absolute error when want is all zero. */
+double nl_grad_rel_err(const float *got, const double *want, size_t n);
+double nl_grad_rel_err_d(const double *got, const double *want, size_t n);
 
 #ifdef __cplusplus
 }

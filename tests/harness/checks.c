@@ -3,6 +3,7 @@
 #include "harness.h"
 
 #include <math.h>
+#include <omp.h>
 
 void nl_problem_reference(nl_problem *p, nl_norm norm, float eps)
 {
@@ -42,4 +43,16 @@ nl_row_stats nl_stats_of(const float *v, size_t n)
     for (size_t i = 0; i < n; i++)
         var += ((double)v[i] - mean) * ((double)v[i] - mean);
     return (nl_row_stats){mean, var / (double)n, sq / (double)n};
+}
+
+int nl_threads_granted(int n)
+{
+    int got = 0;
+    omp_set_num_threads(n);
+#pragma omp parallel
+    {
+#pragma omp single
+        got = omp_get_num_threads();
+    }
+    return got;
 }

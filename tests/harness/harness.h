@@ -56,14 +56,18 @@ size_t nl_impl_count(void);
 int nl_name_selected(const char *name);
 #define NL_IMPL_OR_SKIP(var, i)                                       \
     const nl_impl *var = nl_impl_at(i);                               \
+    NL_SKIP_UNLESS_RUNS(var->name, var->requires, nl_impl_unavailable(var))
+/* Skips (with the reason) when `why_expr` says an implementation named
+ * `name` cannot run; with NORMLAB_REQUIRE_OPENCL=1 an OpenCL one fails. */
+#define NL_SKIP_UNLESS_RUNS(name, requires, why_expr)                 \
     do {                                                              \
-        const char *why_ = nl_impl_unavailable(var);                  \
+        const char *why_ = (why_expr);                                \
         if (why_) {                                                   \
-            if ((var->requires & NL_REQ_OPENCL) && nl_opencl_required()) \
+            if (((requires) & NL_REQ_OPENCL) && nl_opencl_required()) \
                 ck_abort_msg("%s: NORMLAB_REQUIRE_OPENCL=1 but %s",   \
-                             var->name, why_);                        \
+                             (name), why_);                           \
             char msg_[256];                                           \
-            nl_skip_reason(msg_, sizeof msg_, var->name, why_);       \
+            nl_skip_reason(msg_, sizeof msg_, (name), why_);          \
             NL_SKIP(msg_);                                            \
         }                                                             \
     } while (0)
@@ -90,6 +94,11 @@ void nl_fill_params(nl_problem *p, uint64_t seed);
  * the worst of all (err = NaN). */
 typedef struct { double err; size_t row, col; double got, want; } nl_err_at;
 nl_err_at nl_worst_err(const nl_problem *p);
+
+/* How many threads a parallel region really gets after
+ * omp_set_num_threads(n): if OpenMP gives fewer, a test of bit-identity
+ * across thread counts proves less than it claims. */
+int nl_threads_granted(int n);
 
 /* Mean, variance and mean square of n floats, summed in double. */
 typedef struct { double mean, var, ms; } nl_row_stats;

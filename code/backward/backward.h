@@ -1,0 +1,56 @@
+/* backward.h — what the backward kernels share inside the library: their
+ * declarations (one per line of registry.def, plus the per-ISA kernels the
+ * dispatcher chooses between) and the fixed-order reduction of dgamma and
+ * dbeta that makes the threaded kernels deterministic. */
+#ifndef NL_BACKWARD_H
+#define NL_BACKWARD_H
+
+#include <stddef.h>
+
+#include "normlab.h"
+
+#define NL_DECLARE_BWD(name)                                                 \
+    int nl_##name(const float *x, const float *gamma, const float *mean,    \
+                  const float *rstd, const float *dy, size_t rows, size_t d, \
+                  float *dx, float *dgamma, float *dbeta)
+
+#define NL_BWD_IMPL(name, norm, chapter, req, props, tol, summary) NL_DECLARE_BWD(name);
+#include "backward/registry.def"
+#undef NL_BWD_IMPL
+
+/* The two registered entry points of an ISA file whose row loop is
+ * `static void bwd_rows(int center, ...)` (center = 1: LayerNorm). */
+#define NL_BWD_BOTH_NORMS(isa)                                                   \
+    NL_DECLARE_BWD(layernorm_bwd_##isa)                                          \
+    {                                                                            \
+        bwd_rows(1, x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);       \
+        return 0;                                                                \
+    }                                                                            \
+    NL_DECLARE_BWD(rmsnorm_bwd_##isa)                                            \
+    {                                                                            \
+        (void)mean;                                                              \
+        (void)dbeta;                                                             \
+        bwd_rows(0, x, gamma, NULL, rstd, dy, rows, d, dx, dgamma, NULL);        \
+        return 0;                                                                \
+    }
+
+/* The widest SIMD path of this CPU (nl_isa_active), single-threaded. */
+NL_DECLARE_BWD(layernorm_bwd_best);
+NL_DECLARE_BWD(rmsnorm_bwd_best);
+
+/* Rows per chunk of the fixed-order reduction: the threaded kernels sum
+ * dgamma (and dbeta) chunk by chunk into partials, then add the partials
+ * in chunk order.  The chunks depend on rows only, never on the thread
+ * count, so neither does any rounding. */
+enum { NL_BWD_CHUNK_ROWS = 32 };
+
+/* Runs `fn` (a single-threaded kernel) over OpenMP threads, chunk by
+ * chunk, and adds the chunk partials into dgamma/dbeta in chunk order. */
+int nl_bwd_chunked(nl_backward_fn fn, nl_norm norm, const float *x, const float *gamma,
+                   const float *mean, const float *rstd, const float *dy, size_t rows,
+                   size_t d, float *dx, float *dgamma, float *dbeta);
+
+/* dst[i] += sum over c in 0..nparts-1, in that order, of parts[c * d + i]. */
+void nl_bwd_add_partials(float *dst, const float *parts, size_t nparts, size_t d);
+
+#endif

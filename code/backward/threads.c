@@ -1,0 +1,87 @@
+/* threads.c — the backward over OpenMP threads, deterministically.
+ *
+ * dx is per row, like the forward: any thread may compute any row.  dgamma
+ * and dbeta are sums over all rows, and float addition is not associative:
+ * if each thread summed its own block of rows and the blocks were then
+ * added, the bits would depend on where the blocks begin, that is on the
+ * thread count.  So the rows are cut into chunks of NL_BWD_CHUNK_ROWS,
+ * fixed by `rows` alone; each chunk's sum goes to its own partial (whichever
+ * thread computes it, in the same order), and the partials are added in
+ * chunk order.  Same bits for 1, 2, 3 or 7 threads
+ * (tests/check_backward_threads.c).  The partials cost 2/32 of x's bytes
+ * per parameter tensor (written once, read once). */
+#include <omp.h>
+#include <string.h>
+
+#include "backward/backward.h"
+
+// @snippet bwd-add-partials
+void nl_bwd_add_partials(float *dst, const float *parts, size_t nparts, size_t d)
+{
+    /* Blocks of columns, so each thread's running sums stay in L1 while it
+     * walks down the chunks; every column is still summed in chunk order. */
+    enum { COLS = 256 };
+#pragma omp parallel for schedule(static) if (nparts * d > 65536)
+    for (size_t c0 = 0; c0 < d; c0 += COLS) {
+        size_t n = d - c0 < COLS ? d - c0 : COLS;
+        float acc[COLS];
+        memcpy(acc, parts + c0, n * sizeof(float));
+        for (size_t p = 1; p < nparts; p++)
+            for (size_t i = 0; i < n; i++)
+                acc[i] += parts[p * d + c0 + i];
+        for (size_t i = 0; i < n; i++)
+            dst[c0 + i] += acc[i];
+    }
+}
+// @end
+
+// @snippet bwd-chunked
+int nl_bwd_chunked(nl_backward_fn fn, nl_norm norm, const float *x, const float *gamma,
+                   const float *mean, const float *rstd, const float *dy, size_t rows,
+                   size_t d, float *dx, float *dgamma, float *dbeta)
+{
+    if (rows == 0)
+        return 0;
+    const size_t chunks = (rows + NL_BWD_CHUNK_ROWS - 1) / NL_BWD_CHUNK_ROWS;
+    const int ln = norm == NL_LAYERNORM;
+    float *pg = nl_alloc(chunks * d * sizeof(float) * (ln ? 2 : 1));
+    if (!pg)
+        return NL_ENOMEM;
+    float *pb = ln ? pg + chunks * d : NULL;
+    int rc = 0;
+#pragma omp parallel for schedule(static) reduction(min : rc) if (chunks > 1)
+    for (size_t c = 0; c < chunks; c++) {
+        size_t r0 = c * NL_BWD_CHUNK_ROWS;
+        size_t n = rows - r0 < NL_BWD_CHUNK_ROWS ? rows - r0 : NL_BWD_CHUNK_ROWS;
+        memset(pg + c * d, 0, d * sizeof(float));
+        if (ln)
+            memset(pb + c * d, 0, d * sizeof(float));
+        int r = fn(x + r0 * d, gamma, ln ? mean + r0 : NULL, rstd + r0, dy + r0 * d, n, d,
+                   dx + r0 * d, pg + c * d, ln ? pb + c * d : NULL);
+        rc = r < rc ? r : rc;
+    }
+    if (rc == 0) {
+        nl_bwd_add_partials(dgamma, pg, chunks, d);
+        if (ln)
+            nl_bwd_add_partials(dbeta, pb, chunks, d);
+    }
+    nl_free(pg);
+    return rc;
+}
+// @end
+
+int nl_layernorm_bwd_omp(const float *x, const float *gamma, const float *mean,
+                         const float *rstd, const float *dy, size_t rows, size_t d,
+                         float *dx, float *dgamma, float *dbeta)
+{
+    return nl_bwd_chunked(nl_layernorm_bwd_best, NL_LAYERNORM, x, gamma, mean, rstd, dy,
+                          rows, d, dx, dgamma, dbeta);
+}
+
+int nl_rmsnorm_bwd_omp(const float *x, const float *gamma, const float *mean,
+                       const float *rstd, const float *dy, size_t rows, size_t d,
+                       float *dx, float *dgamma, float *dbeta)
+{
+    return nl_bwd_chunked(nl_rmsnorm_bwd_best, NL_RMSNORM, x, gamma, mean, rstd, dy,
+                          rows, d, dx, dgamma, dbeta);
+}

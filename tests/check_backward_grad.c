@@ -1,0 +1,190 @@
+/* check_backward_grad.c — every backward implementation against the double
+ * reference gradient (exercise 13's suite), and one named test for each
+ * mistake a derivation of the backward tends to make.
+ *
+ * Each output tensor is held to the implementation's stated tol as a
+ * relative error, max |got - want| / max |want|.  When dx is wrong, the
+ * message says which known mistake it matches (grad.c's diagnosis). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "grad.h"
+
+static const struct { size_t rows, d; } shapes[] = {
+    {1, 1}, {1, 3}, {3, 7}, {13, 257}, {2, 4097}, {513, 67}, {100, 1000},
+};
+enum { NSHAPES = sizeof shapes / sizeof shapes[0] };
+
+static void check_errors(const nl_bwd_impl *impl, nl_bwd_problem *p)
+{
+    nl_bwd_errs e = nl_bwd_errors(p);
+    char hint[512];
+    double tol = impl->tol;
+    if (!(e.dx <= tol)) {
+        nl_bwd_diagnose_dx(p, hint, sizeof hint);
+        ck_abort_msg("%s on %zu x %zu: dx is off by %.3g relative to the double reference "
+                     "(stated tol %.0e). %s%s", impl->name, p->rows, p->d, e.dx, tol,
+                     hint[0] ? "" : "Compare your dx with the "
+                     "formula in chapter 10, term by term", hint);
+    }
+    ck_assert_msg(e.dgamma <= tol,
+                  "%s on %zu x %zu: dgamma is off by %.3g relative (tol %.0e): dgamma[i] is "
+                  "the sum over rows of dy[r][i] * x-hat[r][i] (x-hat = %s), added to what "
+                  "dgamma held", impl->name, p->rows, p->d, e.dgamma, tol,
+                  impl->norm == NL_LAYERNORM ? "(x - mean) * rstd" : "x * rstd");
+    if (impl->norm == NL_LAYERNORM) {
+        nl_bwd_diagnose_dbeta(p, hint, sizeof hint);
+        ck_assert_msg(e.dbeta <= tol, "%s on %zu x %zu: dbeta is off by %.3g relative (tol "
+                      "%.0e). %s", impl->name, p->rows, p->d, e.dbeta, tol,
+                      hint[0] ? hint : "dbeta[i] = sum over rows of dy[r][i]");
+    }
+}
+
+static void gradients_match(nl_norm norm, int i)
+{
+    NL_BWD_OR_SKIP(impl, norm, (size_t)i);
+    for (size_t s = 0; s < NSHAPES; s++) {
+        nl_bwd_problem p = nl_bwd_problem_new(norm, shapes[s].rows, shapes[s].d, NL_TEST_EPS, 100 + s);
+        nl_bwd_run(impl, &p);
+        check_errors(impl, &p);
+        nl_bwd_problem_free(&p);
+    }
+}
+
+START_TEST(layernorm_gradients_match_reference) { gradients_match(NL_LAYERNORM, _i); }
+END_TEST
+START_TEST(rmsnorm_gradients_match_reference) { gradients_match(NL_RMSNORM, _i); }
+END_TEST
+
+/* dy = x: then g * x = gamma * x^2 > 0 on every element, mean(g * x) is as
+ * large as it gets, and so is the coupling term. */
+START_TEST(rmsnorm_dx_has_coupling_term)
+{
+    NL_BWD_OR_SKIP(impl, NL_RMSNORM, (size_t)_i);
+    nl_bwd_problem p = nl_bwd_problem_new(NL_RMSNORM, 9, 64, NL_TEST_EPS, 7);
+    memcpy(p.dy, p.x, 9 * 64 * sizeof(float));
+    nl_bwd_problem_refresh(&p);
+    nl_bwd_run(impl, &p);
+    check_errors(impl, &p);
+    nl_bwd_problem_free(&p);
+}
+END_TEST
+
+/* Rows scaled from 0.1 to 10: rstd runs from ~6 to ~0.06, so rstd and
+ * rstd^3 differ by a factor 36 to 1/300 (on unit-scale rows they would
+ * differ by little, and the mistake could hide in the noise). */
+START_TEST(rmsnorm_coupling_scales_as_rstd_cubed)
+{
+    NL_BWD_OR_SKIP(impl, NL_RMSNORM, (size_t)_i);
+    nl_bwd_problem p = nl_bwd_problem_new(NL_RMSNORM, 16, 33, NL_TEST_EPS, 11);
+    memcpy(p.dy, p.x, 16 * 33 * sizeof(float)); /* a large coupling term, as above */
+    nl_bwd_problem_refresh(&p);
+    nl_bwd_run(impl, &p);
+    check_errors(impl, &p);
+    nl_bwd_problem_free(&p);
+}
+END_TEST
+
+/* 5 rows of 7: dbeta has 7 entries, one per column; a sum over the wrong
+ * axis gives 5 row sums (and whatever lies in the other 2). */
+START_TEST(layernorm_dbeta_sums_over_rows)
+{
+    NL_BWD_OR_SKIP(impl, NL_LAYERNORM, (size_t)_i);
+    nl_bwd_problem p = nl_bwd_problem_new(NL_LAYERNORM, 5, 7, NL_TEST_EPS, 13);
+    nl_bwd_run(impl, &p);
+    char hint[512];
+    nl_bwd_diagnose_dbeta(&p, hint, sizeof hint);
+    double e = nl_bwd_errors(&p).dbeta;
+    ck_assert_msg(e <= impl->tol, "%s on 5 x 7: dbeta is off by %.3g relative (tol %.0e). %s",
+                  impl->name, e, impl->tol,
+                  hint[0] ? hint : "dbeta[i] = sum over rows of dy[r][i]");
+    nl_bwd_problem_free(&p);
+}
+END_TEST
+
+/* Training adds gradients: a kernel that writes dgamma instead of adding
+ * to it loses the micro-batches before. */
+static void accumulates(nl_norm norm, int i)
+{
+    NL_BWD_OR_SKIP(impl, norm, (size_t)i);
+    nl_bwd_problem p = nl_bwd_problem_new(norm, 40, 19, NL_TEST_EPS, 17);
+    int ln = norm == NL_LAYERNORM;
+    for (size_t k = 0; k < p.d; k++) {
+        p.dgamma[k] = 100.0f + (float)k;
+        p.dbeta[k] = -50.0f - (float)k;
+    }
+    int rc = impl->fn(p.x, p.gamma, ln ? p.mean : NULL, p.rstd, p.dy, p.rows, p.d, p.dx,
+                      p.dgamma, ln ? p.dbeta : NULL);
+    ck_assert_msg(rc == 0, "%s failed: %s", impl->name, nl_last_error());
+    for (size_t k = 0; k < p.d; k++) {
+        double want = 100.0 + (double)k + p.ref_dgamma[k];
+        ck_assert_msg(fabs(p.dgamma[k] - want) <= 1e-4 * fabs(want),
+                      "%s: dgamma[%zu] held %g before the call and the gradient is %g, so it "
+                      "should hold %g after; it holds %g. Gradients accumulate: dgamma[i] += ...",
+                      impl->name, k, 100.0 + (double)k, p.ref_dgamma[k], want, p.dgamma[k]);
+        if (ln) {
+            want = -50.0 - (double)k + p.ref_dbeta[k];
+            ck_assert_msg(fabs(p.dbeta[k] - want) <= 1e-4 * fabs(want),
+                          "%s: dbeta[%zu] should be %g (what it held plus the gradient), "
+                          "it is %g. Gradients accumulate: dbeta[i] += ...",
+                          impl->name, k, want, p.dbeta[k]);
+        }
+    }
+    nl_bwd_problem_free(&p);
+}
+
+START_TEST(layernorm_gradients_accumulate) { accumulates(NL_LAYERNORM, _i); }
+END_TEST
+START_TEST(rmsnorm_gradients_accumulate) { accumulates(NL_RMSNORM, _i); }
+END_TEST
+
+/* normlab.h: a NaN in one row of x spoils that row of dx (and the sums
+ * over rows), never another row of dx. */
+static void nan_stays_in_its_row(nl_norm norm, int i)
+{
+    NL_BWD_OR_SKIP(impl, norm, (size_t)i);
+    nl_bwd_problem p = nl_bwd_problem_new(norm, 70, 21, NL_TEST_EPS, 23);
+    p.x[40 * 21 + 5] = NAN; /* row 40: in the second 32-row chunk */
+    nl_bwd_problem_refresh(&p);
+    nl_bwd_run(impl, &p);
+    for (size_t r = 0; r < p.rows; r++) {
+        if (r == 40)
+            continue;
+        double worst = 0.0, scale = 0.0;
+        for (size_t k = r * p.d; k < (r + 1) * p.d; k++) {
+            worst = fmax(worst, fabs(p.dx[k] - p.ref_dx[k]));
+            scale = fmax(scale, fabs(p.ref_dx[k]));
+            ck_assert_msg(!isnan(p.dx[k]), "%s: a NaN in row 40 of x made dx[%zu][%zu] NaN: "
+                          "rows must not share anything but dgamma/dbeta", impl->name, r,
+                          k - r * p.d);
+        }
+        ck_assert_msg(worst <= impl->tol * scale, "%s: a NaN in row 40 changed row %zu of dx "
+                      "(off by %.3g relative)", impl->name, r, worst / scale);
+    }
+    nl_bwd_problem_free(&p);
+}
+
+START_TEST(layernorm_nan_stays_in_its_row) { nan_stays_in_its_row(NL_LAYERNORM, _i); }
+END_TEST
+START_TEST(rmsnorm_nan_stays_in_its_row) { nan_stays_in_its_row(NL_RMSNORM, _i); }
+END_TEST
+
+Suite *nl_suite(void)
+{
+    Suite *s = suite_create("backward_grad");
+    TCase *tc = tcase_create("grad");
+    tcase_set_timeout(tc, 120);
+    size_t ln = nl_bwd_count(NL_LAYERNORM), rms = nl_bwd_count(NL_RMSNORM);
+    tcase_add_loop_test(tc, layernorm_gradients_match_reference, 0, (int)ln);
+    tcase_add_loop_test(tc, rmsnorm_gradients_match_reference, 0, (int)rms);
+    tcase_add_loop_test(tc, rmsnorm_dx_has_coupling_term, 0, (int)rms);
+    tcase_add_loop_test(tc, rmsnorm_coupling_scales_as_rstd_cubed, 0, (int)rms);
+    tcase_add_loop_test(tc, layernorm_dbeta_sums_over_rows, 0, (int)ln);
+    tcase_add_loop_test(tc, layernorm_gradients_accumulate, 0, (int)ln);
+    tcase_add_loop_test(tc, rmsnorm_gradients_accumulate, 0, (int)rms);
+    tcase_add_loop_test(tc, layernorm_nan_stays_in_its_row, 0, (int)ln);
+    tcase_add_loop_test(tc, rmsnorm_nan_stays_in_its_row, 0, (int)rms);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,98 @@
+/* check_backward_threads.c — the threaded backward gives the same bits
+ * for 1, 2, 3 and 7 threads: dx (rows are independent) and dgamma/dbeta
+ * (sums over all rows, reduced from fixed chunks in a fixed order; see
+ * code/backward/threads.c).  Row counts are chosen so that no tested
+ * thread count divides the chunks evenly (513 rows: 17 chunks of 32). */
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backward/backward.h"
+#include "grad.h"
+
+static const char *const threaded[] = {"layernorm_bwd_omp", "rmsnorm_bwd_omp"};
+static const struct { size_t rows, d; } shapes[] = {
+    {513, 67}, {100, 1000}, {97, 5}, {33, 17}, {1, 9}, {0, 4},
+};
+static const int thread_counts[] = {1, 2, 3, 7};
+
+static size_t first_diff(const float *a, const float *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&a[i], &b[i], sizeof(float)) != 0)
+            return i;
+    return n;
+}
+
+START_TEST(same_bits_for_every_thread_count)
+{
+    const nl_bwd_impl *impl = nl_find_bwd_impl(threaded[_i]);
+    ck_assert_msg(impl, "%s is not registered", threaded[_i]);
+    if (!nl_name_selected(impl->name))
+        NL_SKIP("not selected by NL_IMPLS");
+    NL_SKIP_UNLESS_RUNS(impl->name, impl->requires, nl_bwd_impl_unavailable(impl));
+    char msg[256];
+    omp_set_dynamic(0);
+    int ln = impl->norm == NL_LAYERNORM;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        size_t rows = shapes[s].rows, d = shapes[s].d, n = rows * d;
+        nl_bwd_problem p = nl_bwd_problem_new(impl->norm, rows, d, NL_TEST_EPS, 70 + s);
+        float *want = nl_alloc((n + 2 * d) * sizeof(float));
+        ck_assert(want);
+        for (size_t t = 0; t < sizeof thread_counts / sizeof thread_counts[0]; t++) {
+            int nt = thread_counts[t], got = nl_threads_granted(nt);
+            if (got != nt) {
+                snprintf(msg, sizeof msg, "OpenMP grants %d threads where %d were asked "
+                         "(OMP_THREAD_LIMIT?): bit-identity across counts is unproven", got, nt);
+                nl_free(want);
+                nl_bwd_problem_free(&p);
+                NL_SKIP(msg);
+            }
+            nl_bwd_run(impl, &p);
+            if (t == 0) {
+                memcpy(want, p.dx, n * sizeof(float));
+                memcpy(want + n, p.dgamma, d * sizeof(float));
+                memcpy(want + n + d, p.dbeta, d * sizeof(float));
+                continue;
+            }
+            size_t bx = first_diff(p.dx, want, n), bg = first_diff(p.dgamma, want + n, d);
+            size_t bb = ln ? first_diff(p.dbeta, want + n + d, d) : d;
+            ck_assert_msg(bx == n, "%s, %zu x %zu, %d threads: dx[%zu] = %a, with 1 thread %a",
+                          impl->name, rows, d, nt, bx, p.dx[bx], want[bx]);
+            ck_assert_msg(bg == d && bb == d,
+                          "%s, %zu x %zu, %d threads: %s[%zu] = %a, with 1 thread %a. A sum "
+                          "over rows must not depend on which thread took which rows: sum "
+                          "fixed chunks into their own partials and add those in chunk order",
+                          impl->name, rows, d, nt, bg < d ? "dgamma" : "dbeta", bg < d ? bg : bb,
+                          bg < d ? p.dgamma[bg] : p.dbeta[bb],
+                          bg < d ? want[n + bg] : want[n + d + bb]);
+        }
+        nl_free(want);
+        nl_bwd_problem_free(&p);
+    }
+}
+END_TEST
+
+/* The reduction's order is the contract: partials added in chunk order,
+ * column by column, onto what dst held. */
+START_TEST(partials_add_in_chunk_order)
+{
+    /* 1 + 2^-24 + 2^-24 in that order rounds to 1 twice; any other order
+     * (the two small ones first) gives 1 + 2^-23. */
+    float parts[3] = {1.0f, 0x1p-24f, 0x1p-24f}, dst = 0.0f;
+    nl_bwd_add_partials(&dst, parts, 3, 1);
+    ck_assert_msg(dst == 1.0f, "adding partials {1, 2^-24, 2^-24} gave %a, expected 0x1p+0: "
+                  "they must be added first to last", dst);
+}
+END_TEST
+
+Suite *nl_suite(void)
+{
+    Suite *s = suite_create("backward_threads");
+    TCase *tc = tcase_create("threads");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, same_bits_for_every_thread_count, 0, 2);
+    tcase_add_test(tc, partials_add_in_chunk_order);
+    suite_add_tcase(s, tc);
+    return s;
+}
