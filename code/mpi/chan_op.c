@@ -17,7 +17,7 @@ static void chan_reduce(void *in, void *inout, int *len, MPI_Datatype *type)
     // @exercise 14-chan-op
     for (int i = 0; i < *len; i++)
         upper[i] = nl_chan_merge(lower[i], upper[i]);
-    // @stub (void)lower; (void)upper; /* TODO: merge each lower[i] into upper[i] */
+    // @stub (void)lower; (void)upper; (void)len; /* TODO: merge each lower[i] into upper[i] */
     // @end
 }
 // @end
