@@ -19,7 +19,7 @@ $(NORMLAB_MPI): $(MPI_OBJ) $(LIB)
 
 ifeq ($(MPI_FOUND),1)
 build: $(NORMLAB_MPI)
-test-only: $(NORMLAB_MPI)
+test-only memcheck: $(NORMLAB_MPI)
 endif
 
 .PHONY: mpi
