@@ -53,3 +53,8 @@ mpi-exercise: $(MPI_EX_DIR)/normlab-mpi $(BUILD)/tests/check_mpi_chan
 # these give it mpi.h. (It does not link normlab-mpi yet, so the exercise's
 # suite skips there and says why; `make mpi-exercise` runs it.)
 GRADE_ENV += GRADE_CFLAGS='$(ALL_CFLAGS) $(MPI_CFLAGS)'
+
+.PHONY: mpi-scaling
+## mpi-scaling — rerun chapter 11's table (1-4 ranks) into book/data/mpi-scaling.md; on a quiet machine
+mpi-scaling: $(NORMLAB_MPI)
+	NORMLAB_MPI=$(NORMLAB_MPI) scripts/tools/mpi-scaling.sh
