@@ -55,6 +55,6 @@ mpi-exercise: $(MPI_EX_DIR)/normlab-mpi $(BUILD)/tests/check_mpi_chan
 GRADE_ENV += GRADE_CFLAGS='$(ALL_CFLAGS) $(MPI_CFLAGS)'
 
 .PHONY: mpi-scaling
-## mpi-scaling — rerun chapter 11's table (1-4 ranks) into book/data/mpi-scaling.md; on a quiet machine
+## mpi-scaling — rerun chapter 11's table (1-4 ranks) into chapters/11-mpi.md; on a quiet machine
 mpi-scaling: $(NORMLAB_MPI)
-	NORMLAB_MPI=$(NORMLAB_MPI) scripts/tools/mpi-scaling.sh
+	NORMLAB_MPI=$(NORMLAB_MPI) scripts/tools/mpi-scaling.sh chapters/11-mpi.md

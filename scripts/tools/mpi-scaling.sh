@@ -1,25 +1,31 @@
 #!/usr/bin/env bash
-# mpi-scaling.sh [OUT] — the measurements chapter 11 quotes: normlab-mpi
+# mpi-scaling.sh [CHAPTER] — the measurements chapter 11 quotes: normlab-mpi
 # with 1 to 4 ranks on this machine, for each way of splitting and
-# combining, as a Markdown table (default OUT: book/data/mpi-scaling.md).
-# Its '#' comment lines say where and when it ran. Run it on a quiet
-# machine: the timings are medians over --repeat steps, but mpirun
-# --oversubscribe puts ranks on shared cores when P exceeds them.
+# combining, as a Markdown table written into CHAPTER (default
+# chapters/11-mpi.md) between the lines <!-- mpi-scaling:begin --> and
+# <!-- mpi-scaling:end -->, so the book shows the last run and nothing is
+# copied by hand. HTML comments above the table (not printed) say where and
+# when it ran. Run it on a quiet machine: the timings are medians over
+# --repeat steps, but mpirun --oversubscribe puts ranks on shared cores
+# when P exceeds them.
 #   ROWS, D, REPEAT, MAX_RANKS override the shape and the run.
 set -euo pipefail
-out=${1:-book/data/mpi-scaling.md}
+chapter=${1:-chapters/11-mpi.md}
 prog=${NORMLAB_MPI:-build/normlab-mpi}
 rows=${ROWS:-256} d=${D:-8192} repeat=${REPEAT:-50} max_ranks=${MAX_RANKS:-4}
 [ -x "$prog" ] || { echo "mpi-scaling: no $prog (make mpi)" >&2; exit 2; }
+grep -q '^<!-- mpi-scaling:begin -->$' "$chapter" && grep -q '^<!-- mpi-scaling:end -->$' "$chapter" ||
+    { echo "mpi-scaling: $chapter has no <!-- mpi-scaling:begin/end --> lines" >&2; exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 
 # The value after "key: " on normlab-mpi's line that starts with key.
 field() { sed -n "s/^$1: //p" <<<"$2" | head -n1; }
 
-tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT
+tmp=$(mktemp); trap 'rm -f "$tmp" "$tmp.md"' EXIT
 {
-    echo "<!-- made by scripts/tools/mpi-scaling.sh: do not edit -->"
+    echo "<!-- mpi-scaling:begin -->"
+    echo "<!-- made by scripts/tools/mpi-scaling.sh (make mpi-scaling): do not edit -->"
     echo "<!-- $(date -u +%F) commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')," \
          "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores," \
          "load average $(cut -d' ' -f1-3 /proc/loadavg), $(mpirun --version | head -n1) -->"
@@ -44,6 +50,11 @@ tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT
             echo "| $p | $shard | $what | $bytes | $compute | $comm | $err |"
         done
     done
+    echo "<!-- mpi-scaling:end -->"
 } >"$tmp"
-mkdir -p "$(dirname "$out")" && mv "$tmp" "$out" && trap - EXIT
-cat "$out"
+cat "$tmp"
+# The chapter with the lines between the markers replaced by the new block.
+awk -v table="$tmp" '$0 == "<!-- mpi-scaling:begin -->" { while ((getline l < table) > 0) print l; skip = 1; next }
+    $0 == "<!-- mpi-scaling:end -->" { skip = 0; next }
+    !skip' "$chapter" >"$tmp.md" && mv "$tmp.md" "$chapter"
+echo "mpi-scaling: table written into $chapter"
