@@ -13,13 +13,17 @@ NORMLAB_MPI := $(BUILD)/normlab-mpi
 
 $(MPI_OBJ): ALL_CFLAGS += $(MPI_CFLAGS)
 
+ifeq ($(MPI_FOUND),1)
 $(NORMLAB_MPI): $(MPI_OBJ) $(LIB)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(MPI_OBJ) $(LIB) $(MPI_LIBS) $(LDLIBS)
 
-ifeq ($(MPI_FOUND),1)
 build: $(NORMLAB_MPI)
 test-only memcheck: $(NORMLAB_MPI)
+else
+$(NORMLAB_MPI):
+	@echo "normlab-mpi needs Open MPI's C development files (libopenmpi-dev, found by" \
+	      "pkg-config ompi-c); scripts/setup/deps.sh base installs them" >&2; exit 1
 endif
 
 .PHONY: mpi
@@ -44,7 +48,7 @@ $(MPI_EX_DIR)/normlab-mpi: $(MPI_EX_OBJ) $(LIB)
 
 .PHONY: mpi-exercise
 ## mpi-exercise — exercise 14: build normlab-mpi with exercises/14-chan-op/chan_op.c and run its suite (mpirun -np 1..4)
-mpi-exercise: $(MPI_EX_DIR)/normlab-mpi $(BUILD)/tests/check_mpi_chan
+mpi-exercise: $(NORMLAB_MPI) $(MPI_EX_DIR)/normlab-mpi $(BUILD)/tests/check_mpi_chan
 	@mkdir -p $(MPI_EX_DIR)/tests
 	@cp $(BUILD)/tests/check_mpi_chan $(MPI_EX_DIR)/tests/
 	@NL_SUITE_NAME=mpi_chan CK_VERBOSITY=normal $(MPI_EX_DIR)/tests/check_mpi_chan
