@@ -31,8 +31,8 @@ tmp=$(mktemp); trap 'rm -f "$tmp" "$tmp.md"' EXIT
          "load average $(cut -d' ' -f1-3 /proc/loadavg), $(mpirun --version | head -n1) -->"
     echo "<!-- $rows rows x $d, data Gaussian mean 4e4 std 1, median of $repeat steps, slowest rank -->"
     echo
-    echo "| ranks | split | statistics | B per row per rank | compute µs | communication µs | max error |"
-    echo "|---:|---|---|---:|---:|---:|---:|"
+    echo "| ranks | split | norm, statistics | B/row sent per rank | compute µs | communication µs | max error |"
+    echo "|---:|------|------------|-----:|------:|------:|------:|"
     for p in $(seq 1 "$max_ranks"); do
         for cfg in "hidden chan ln" "hidden sums ln" "hidden - rms" "rows chan ln"; do
             read -r shard method norm <<<"$cfg"
@@ -42,7 +42,12 @@ tmp=$(mktemp); trap 'rm -f "$tmp" "$tmp.md"' EXIT
             err=$(field "max error" "$o" | cut -d' ' -f1)
             stats=$(field statistics "$o")
             bytes=$(sed -n 's/.*: \([0-9]*\) B per row from each rank.*/\1/p' <<<"$stats")
-            what=$(sed 's/ per row.*//; s/whole rows on every rank.*/none/' <<<"$stats")
+            case $norm/$method/$shard in
+            ln/chan/hidden) what="LN, (n, mean, M2)" ;;
+            ln/sums/hidden) what="LN, (Σx, Σx²) float" ;;
+            rms/*/hidden) what="RMS, Σx²" ;;
+            *) what="${norm^^}, none" ;;
+            esac
             [ -n "$bytes" ] || bytes=0
             t=$(field "time per step (slowest rank, median of $repeat)" "$o")
             compute=$(sed -n 's/.*compute \([0-9.]*\) us.*/\1/p' <<<"$t")
