@@ -8,6 +8,8 @@
 #                                   timing: the same on every machine)
 #   <!-- mpi-scaling:begin/end -->  1 to 4 ranks, each way of splitting and
 #                                   combining: bytes, time, max error
+#   <!-- mpi-latency:begin/end -->  the all-reduce of one row's statistics:
+#                                   its latency between processes here
 # HTML comments above each table (not printed) say where and when it ran.
 # Run it on a quiet machine: the timings are medians over --repeat steps,
 # but mpirun --oversubscribe puts ranks on shared cores when P exceeds them.
@@ -17,7 +19,7 @@ chapter=${1:-chapters/11-mpi.md}
 prog=${NORMLAB_MPI:-build/normlab-mpi}
 rows=${ROWS:-256} d=${D:-8192} repeat=${REPEAT:-50} max_ranks=${MAX_RANKS:-4}
 [ -x "$prog" ] || { echo "mpi-scaling: no $prog (make mpi)" >&2; exit 2; }
-for name in mpi-offset mpi-scaling; do
+for name in mpi-offset mpi-scaling mpi-latency; do
     grep -q "^<!-- $name:begin -->$" "$chapter" && grep -q "^<!-- $name:end -->$" "$chapter" ||
         { echo "mpi-scaling: $chapter has no <!-- $name:begin/end --> lines" >&2; exit 2; }
 done
@@ -79,6 +81,21 @@ scaling_table() {
     done
 }
 
+latency_table() {
+    origin
+    echo "<!-- 1 row x 64, LayerNorm split by columns, median of 500 steps, slowest rank -->"
+    echo
+    echo "| ranks | compute µs | communication µs |"
+    echo "|---:|------:|------:|"
+    local p t
+    for p in $(seq 2 "$max_ranks"); do
+        t=$(field "time per step (slowest rank, median of 500)" \
+            "$(run "$p" --norm ln --shard hidden --method chan --rows 1 --d 64 --repeat 500)")
+        echo "| $p | $(sed -n 's/.*compute \([0-9.]*\) us.*/\1/p' <<<"$t") |" \
+             "$(sed -n 's/.*communication \([0-9.]*\) us.*/\1/p' <<<"$t") |"
+    done
+}
+
 # put NAME FILE: the chapter with the lines between NAME's markers
 # replaced by FILE.
 put() {
@@ -91,4 +108,5 @@ put() {
 tmp=$(mktemp); trap 'rm -f "$tmp" "$tmp.md"' EXIT
 offset_table | tee "$tmp"; put mpi-offset "$tmp"
 scaling_table | tee "$tmp"; put mpi-scaling "$tmp"
+latency_table | tee "$tmp"; put mpi-latency "$tmp"
 echo "mpi-scaling: tables written into $chapter"
