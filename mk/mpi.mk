@@ -59,6 +59,6 @@ mpi-exercise: $(NORMLAB_MPI) $(MPI_EX_DIR)/normlab-mpi $(BUILD)/tests/check_mpi_
 GRADE_ENV += GRADE_CFLAGS='$(ALL_CFLAGS) $(MPI_CFLAGS)'
 
 .PHONY: mpi-scaling
-## mpi-scaling — rerun chapter 11's table (1-4 ranks) into chapters/11-mpi.md; on a quiet machine
+## mpi-scaling — rerun chapter 11's tables (errors vs offset, 1-4 ranks, all-reduce latency) into chapters/11-mpi.md; on a quiet machine
 mpi-scaling: $(NORMLAB_MPI)
 	NORMLAB_MPI=$(NORMLAB_MPI) scripts/tools/mpi-scaling.sh chapters/11-mpi.md
