@@ -12,6 +12,8 @@
 #include <check.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "normlab.h"
 
@@ -125,13 +127,18 @@ void nl_run_normlab(nl_run_result *r, const char *const *args, const char *const
 
 /* ------------------------------------------------ run_mpi.c: normlab-mpi */
 
-/* NULL when mpirun and build/normlab-mpi are both there, else why not. */
+/* NULL when mpirun and build/normlab-mpi are both there, else why not.
+ * NORMLAB_REQUIRE_MPI=1 (CI, where Open MPI is installed) makes that a
+ * failure instead of a skip. */
 const char *nl_mpi_unavailable(void);
-#define NL_MPI_OR_SKIP()                      \
-    do {                                      \
-        const char *why_ = nl_mpi_unavailable(); \
-        if (why_)                             \
-            NL_SKIP(why_);                    \
+#define NL_MPI_OR_SKIP()                                                    \
+    do {                                                                    \
+        const char *why_ = nl_mpi_unavailable();                            \
+        if (why_ && getenv("NORMLAB_REQUIRE_MPI") &&                        \
+            !strcmp(getenv("NORMLAB_REQUIRE_MPI"), "1"))                    \
+            ck_abort_msg("NORMLAB_REQUIRE_MPI=1 but %s", why_);             \
+        if (why_)                                                           \
+            NL_SKIP(why_);                                                  \
     } while (0)
 /* `mpirun -np RANKS --oversubscribe build/normlab-mpi ARGS...` (args
  * NULL-terminated), failing the test if it cannot start or hangs. */
