@@ -148,7 +148,7 @@ int nl_mpi_parse(int argc, char **argv, int speak, nl_mpi_options *o)
             return 0;
         }
         if (strncmp(arg, "--", 2) != 0) {
-            complain(speak, "unexpected argument '%s'", arg);
+            complain(speak, arg[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", arg);
             return 2;
         }
         char name[32];
