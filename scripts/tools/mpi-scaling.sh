@@ -3,6 +3,7 @@
 # build/normlab-mpi under mpirun and written into CHAPTER (default
 # chapters/11-mpi.md) between marker lines, so the book shows the last run
 # and nothing is copied by hand:
+#   <!-- mpi-run:begin/end -->      one run's report, as the chapter's example
 #   <!-- mpi-offset:begin/end -->   max error of the sums and the Chan
 #                                   summaries as the rows' mean grows (no
 #                                   timing: the same on every machine)
@@ -19,7 +20,7 @@ chapter=${1:-chapters/11-mpi.md}
 prog=${NORMLAB_MPI:-build/normlab-mpi}
 rows=${ROWS:-256} d=${D:-8192} repeat=${REPEAT:-50} max_ranks=${MAX_RANKS:-4}
 [ -x "$prog" ] || { echo "mpi-scaling: no $prog (make mpi)" >&2; exit 2; }
-for name in mpi-offset mpi-scaling mpi-latency; do
+for name in mpi-run mpi-offset mpi-scaling mpi-latency; do
     grep -q "^<!-- $name:begin -->$" "$chapter" && grep -q "^<!-- $name:end -->$" "$chapter" ||
         { echo "mpi-scaling: $chapter has no <!-- $name:begin/end --> lines" >&2; exit 2; }
 done
@@ -37,6 +38,14 @@ origin() {
     echo "<!-- $(date -u +%F) commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')," \
          "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores," \
          "load average $(cut -d' ' -f1-3 /proc/loadavg), $(mpirun --version | head -n1) -->"
+}
+
+sample_run() {
+    origin
+    echo
+    echo '```text'
+    run 4 --norm ln --shard hidden --method chan --rows 64 --d 4099
+    echo '```'
 }
 
 offset_table() {
@@ -72,7 +81,7 @@ scaling_table() {
             rms/*/hidden) what="RMS, Σx²" ;;
             *) what="${norm^^}, none" ;;
             esac
-            bytes=$(field statistics "$o" | sed -n 's/.*: \([0-9]*\) B per row from each rank.*/\1/p')
+            bytes=$(field statistics "$o" | sed -n 's/.*, \([0-9]*\) B per row from each rank.*/\1/p')
             t=$(field "time per step (slowest rank, median of $repeat)" "$o")
             echo "| $p | $shard | $what | ${bytes:-0} |" \
                  "$(sed -n 's/.*compute \([0-9.]*\) us.*/\1/p' <<<"$t") |" \
@@ -106,6 +115,7 @@ put() {
 }
 
 tmp=$(mktemp); trap 'rm -f "$tmp" "$tmp.md"' EXIT
+sample_run | tee "$tmp"; put mpi-run "$tmp"
 offset_table | tee "$tmp"; put mpi-offset "$tmp"
 scaling_table | tee "$tmp"; put mpi-scaling "$tmp"
 latency_table | tee "$tmp"; put mpi-latency "$tmp"

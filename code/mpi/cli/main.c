@@ -165,19 +165,19 @@ static int report(const nl_mpi_options *o, const layout *l, buffers *b)
     nl_shard widest = nl_shard_of(l->exchange ? o->d : o->rows, (size_t)l->ranks, 0);
     nl_shard narrowest = nl_shard_of(l->exchange ? o->d : o->rows, (size_t)l->ranks,
                                      (size_t)l->ranks - 1);
-    printf("normlab-mpi: %s of %zu rows x %zu, %s split over %d rank%s (%zu to %zu %s each)\n",
-           nl_norm_name(o->norm), o->rows, o->d, l->exchange ? "every row's columns" : "the rows",
-           l->ranks, l->ranks == 1 ? "" : "s", narrowest.count, widest.count,
-           l->exchange ? "columns" : "rows");
+    printf("normlab-mpi: %s, %zu rows x %zu, %s split over %d rank%s (%zu to %zu each)\n",
+           nl_norm_name(o->norm), o->rows, o->d, l->exchange ? "columns" : "rows", l->ranks,
+           l->ranks == 1 ? "" : "s", narrowest.count, widest.count);
     printf("data: Gaussian, mean %g, std %g, seed %llu; eps %g\n", o->mean, o->std,
            (unsigned long long)o->seed, o->eps);
     if (l->exchange) {
         size_t bytes = nl_mpi_stats_bytes(b->part.kind);
-        printf("statistics: %s per row: %zu B per row from each rank, one MPI_Allreduce of "
-               "%zu rows (%zu B) per step\n",
-               nl_mpi_stats_what(b->part.kind), bytes, o->rows, bytes * o->rows);
+        printf("statistics: %s, %zu B per row from each rank\n", nl_mpi_stats_what(b->part.kind),
+               bytes);
+        printf("exchange: one MPI_Allreduce of %zu rows (%zu B) per step\n", o->rows,
+               bytes * o->rows);
     } else {
-        printf("statistics: whole rows on every rank: 0 B per row sent\n");
+        printf("statistics: none sent, every rank holds whole rows\n");
     }
 
     nl_reference(o->norm, b->x, b->gamma, b->beta, o->eps, o->rows, o->d, b->ref);
@@ -189,9 +189,10 @@ static int report(const nl_mpi_options *o, const layout *l, buffers *b)
 
     nl_stats c = nl_summarize(b->compute, o->repeat), m = nl_summarize(b->comm, o->repeat);
     double per_row = o->rows ? 1e9 / (double)o->rows : 0.0;
-    printf("time per step (slowest rank, median of %zu): compute %.1f us, communication %.1f us"
-           " (per row: %.1f ns + %.1f ns)\n",
-           o->repeat, c.median * 1e6, m.median * 1e6, c.median * per_row, m.median * per_row);
+    printf("time per step (slowest rank, median of %zu): compute %.1f us, communication %.1f us\n",
+           o->repeat, c.median * 1e6, m.median * 1e6);
+    printf("time per row: compute %.1f ns, communication %.1f ns\n", c.median * per_row,
+           m.median * per_row);
     return ok ? 0 : 1;
 }
 
