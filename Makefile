@@ -56,7 +56,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 # Sources. ISA-specific files are named *_avx2.c, *_avx512.c, *_neon.c and
 # are compiled only where that ISA exists, each with its own -m flags.
-ALL_LIB_SRC := $(sort $(shell find code -name '*.c' ! -path 'code/cli/*'))
+ALL_LIB_SRC := $(sort $(shell find code -name '*.c' ! -path 'code/cli/*' ! -path 'code/mpi/*'))
 ifeq ($(TARGET_ARCH_NAME),x86_64)
 LIB_SRC := $(filter-out %_neon.c,$(ALL_LIB_SRC))
 else ifeq ($(TARGET_ARCH_NAME),aarch64)

@@ -12,6 +12,8 @@
 #include <check.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "normlab.h"
 
@@ -109,6 +111,9 @@ nl_row_stats nl_stats_of(const float *v, size_t n);
 /* The program under test: $(BUILD)/normlab, beside the tests folder; NULL
  * when it is not there. */
 const char *nl_normlab_path(void);
+/* Any program of the build folder ($(BUILD)/NAME), written into buf;
+ * NULL when it is not there. */
+const char *nl_build_program(const char *name, char *buf, size_t size);
 
 #define NL_RUN_CAP 65536
 typedef struct {
@@ -125,7 +130,35 @@ double nl_run_time_limit(void);
  * strings, NULL-terminated; NULL for none) added to its environment,
  * capturing both streams. Returns 0, or -1 when it could not be started. */
 int nl_try_run_normlab(nl_run_result *r, const char *const *args, const char *const *env);
+/* Runs any program, argv[0] looked up in PATH, with the same guards
+ * (time limit, and with cap_memory an 8 GiB address-space cap). */
+int nl_try_run_argv(nl_run_result *r, const char *const *argv, const char *const *env,
+                    int cap_memory);
 /* The same, failing the test when the program cannot be started. */
 void nl_run_normlab(nl_run_result *r, const char *const *args, const char *const *env);
+
+/* ------------------------------------------------ run_mpi.c: normlab-mpi */
+
+/* NULL when mpirun and build/normlab-mpi are both there, else why not.
+ * NORMLAB_REQUIRE_MPI=1 (CI, where Open MPI is installed) makes that a
+ * failure instead of a skip. */
+const char *nl_mpi_unavailable(void);
+#define NL_MPI_OR_SKIP()                                                    \
+    do {                                                                    \
+        const char *why_ = nl_mpi_unavailable();                            \
+        if (why_ && getenv("NORMLAB_REQUIRE_MPI") &&                        \
+            !strcmp(getenv("NORMLAB_REQUIRE_MPI"), "1"))                    \
+            ck_abort_msg("NORMLAB_REQUIRE_MPI=1 but %s", why_);             \
+        if (why_)                                                           \
+            NL_SKIP(why_);                                                  \
+    } while (0)
+/* `mpirun -np RANKS --oversubscribe build/normlab-mpi ARGS...` (args
+ * NULL-terminated), failing the test if it cannot start or hangs. */
+void nl_run_mpi(nl_run_result *r, int ranks, const char *const *args);
+/* The numbers normlab-mpi printed: the max error against the reference
+ * (NaN stays NaN) and the output's fingerprint; fails the test when the
+ * line is missing. */
+double nl_mpi_max_error(const nl_run_result *r);
+unsigned long long nl_mpi_fingerprint(const nl_run_result *r);
 
 #endif

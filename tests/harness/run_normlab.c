@@ -29,14 +29,11 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The binary under test: ../normlab relative to this test binary; NULL
- * if it is not there. (No ck_assert here: nl_suite() calls it too, before
- * any test runs.) */
-const char *nl_normlab_path(void)
+/* A program of the build folder: ../NAME relative to this test binary;
+ * NULL if it is not there. (No ck_assert here: nl_suite() calls it too,
+ * before any test runs.) Each call overwrites buf. */
+const char *nl_build_program(const char *name, char *buf, size_t size)
 {
-    static char path[PATH_MAX];
-    if (path[0])
-        return path;
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0)
@@ -48,15 +45,17 @@ const char *nl_normlab_path(void)
             return NULL;
         *slash = '\0';
     }
-    if (strlen(self) + sizeof "/normlab" > sizeof path)
-        return NULL;
-    memcpy(path, self, strlen(self));
-    memcpy(path + strlen(self), "/normlab", sizeof "/normlab");
-    if (access(path, X_OK) != 0) {
-        path[0] = '\0';
+    if ((size_t)snprintf(buf, size, "%s/%s", self, name) >= size || access(buf, X_OK) != 0) {
+        buf[0] = '\0';
         return NULL;
     }
-    return path;
+    return buf;
+}
+
+const char *nl_normlab_path(void)
+{
+    static char path[PATH_MAX];
+    return path[0] ? path : nl_build_program("normlab", path, sizeof path);
 }
 
 /* Slow wrappers (valgrind, qemu) get longer before a run counts as hung. */
@@ -123,7 +122,13 @@ int nl_try_run_normlab(nl_run_result *r, const char *const *args, const char *co
     for (size_t i = 0; args[i] && k < 63; i++)
         argv[k++] = args[i];
     argv[k] = NULL;
+    return nl_try_run_argv(r, argv, env, !(w && *w));
+}
 
+int nl_try_run_argv(nl_run_result *r, const char *const *argv, const char *const *env,
+                    int cap_memory)
+{
+    memset(r, 0, sizeof *r);
     int po[2], pe[2];
     if (pipe(po) != 0)
         return -1;
@@ -146,7 +151,7 @@ int nl_try_run_normlab(nl_run_result *r, const char *const *args, const char *co
         /* A command that tries to allocate an absurd size should fail to,
          * not take the machine down with it. ASan and the wrappers reserve
          * huge address ranges of their own, so they go without the cap. */
-        if (!under_address_sanitizer() && !(w && *w)) {
+        if (!under_address_sanitizer() && cap_memory) {
             struct rlimit lim = {(rlim_t)8 << 30, (rlim_t)8 << 30};
             setrlimit(RLIMIT_AS, &lim);
         }

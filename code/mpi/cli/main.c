@@ -1,0 +1,246 @@
+/* main.c — normlab-mpi: one norm step over rows split across MPI ranks,
+ * checked against the serial double reference and timed.
+ *
+ *   mpirun -np 4 build/normlab-mpi --norm ln --shard hidden --rows 64 --d 4099
+ *
+ * Every rank draws the same data from the seed (as if the layer before had
+ * left each rank its slice) and keeps its own part; rank 0 gathers the
+ * output after the timed steps, only to check it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/cli/program.h"
+#include "mpi/mpinorm.h"
+
+/* The output is computed in double from exact statistics and rounded once
+ * to float: half an ulp of |y| < 8 is 4.8e-7. */
+#define NL_MPI_TOL 1e-6
+
+/* What this rank owns: rows [rows.start, +count) x columns [cols.start, +count). */
+typedef struct {
+    int rank, ranks;
+    nl_shard rows, cols;
+    int exchange;              /* 1 when rows are split over ranks by column */
+} layout;
+
+typedef struct {
+    float *x, *gamma, *beta;   /* the whole problem, the same on every rank */
+    float *xs, *ys;            /* this rank's slice: rows.count x cols.count */
+    nl_row_scale *scale;
+    nl_mpi_partials_buf part;
+    double *compute, *comm;    /* seconds per timed step */
+    float *y;                  /* rank 0: the gathered output */
+    double *ref;               /* rank 0: the reference */
+} buffers;
+
+static void *zalloc(size_t n, size_t size)
+{
+    return calloc(n ? n : 1, size);
+}
+
+static int alloc_all(const nl_mpi_options *o, const layout *l, buffers *b)
+{
+    size_t n = o->rows * o->d, mine = l->rows.count * l->cols.count;
+    memset(b, 0, sizeof *b);
+    b->x = zalloc(n, sizeof(float));
+    b->gamma = zalloc(o->d, sizeof(float));
+    b->beta = zalloc(o->d, sizeof(float));
+    b->xs = zalloc(mine, sizeof(float));
+    b->ys = zalloc(mine, sizeof(float));
+    b->scale = zalloc(l->rows.count, sizeof(nl_row_scale));
+    b->compute = zalloc(o->repeat, sizeof(double));
+    b->comm = zalloc(o->repeat, sizeof(double));
+    nl_mpi_stats kind = o->norm == NL_RMSNORM ? NL_MPI_SUMSQ
+                      : o->method_chan        ? NL_MPI_CHAN : NL_MPI_SUMS;
+    int ok = nl_mpi_partials_alloc(&b->part, kind, l->rows.count) == NL_OK;
+    if (l->rank == 0) {
+        b->y = zalloc(n, sizeof(float));
+        b->ref = zalloc(n, sizeof(double));
+        ok = ok && b->y && b->ref;
+    }
+    return ok && b->x && b->gamma && b->beta && b->xs && b->ys && b->scale && b->compute &&
+           b->comm;
+}
+
+static void free_all(buffers *b)
+{
+    free(b->x), free(b->gamma), free(b->beta), free(b->xs), free(b->ys), free(b->scale);
+    free(b->compute), free(b->comm), free(b->y), free(b->ref);
+    nl_mpi_partials_free(&b->part);
+}
+
+static void draw(const nl_mpi_options *o, const layout *l, buffers *b)
+{
+    nl_pyrandom rng;
+    nl_pyrandom_seed(&rng, o->seed);
+    for (size_t i = 0; i < o->rows * o->d; i++)
+        b->x[i] = (float)nl_pyrandom_gauss(&rng, o->mean, o->std);
+    for (size_t i = 0; i < o->d; i++) {
+        b->gamma[i] = (float)nl_pyrandom_gauss(&rng, 1.0, 0.1);
+        b->beta[i] = (float)nl_pyrandom_gauss(&rng, 0.0, 0.1);
+    }
+    for (size_t r = 0; r < l->rows.count; r++)
+        memcpy(b->xs + r * l->cols.count, b->x + (l->rows.start + r) * o->d + l->cols.start,
+               l->cols.count * sizeof(float));
+}
+
+// @snippet mpi-step
+/* One timed step: statistics of the slice, one collective, the output. */
+static void step(const nl_mpi_options *o, const layout *l, buffers *b, double *compute,
+                 double *comm)
+{
+    size_t dk = l->cols.count;
+    MPI_Barrier(MPI_COMM_WORLD);   /* every rank starts the step together */
+    double t0 = MPI_Wtime();
+    nl_mpi_partials(&b->part, b->xs, dk);
+    double t1 = MPI_Wtime();
+    if (l->exchange) {
+        int rc = nl_mpi_combine(&b->part, MPI_COMM_WORLD);
+        if (rc != MPI_SUCCESS)
+            MPI_Abort(MPI_COMM_WORLD, rc);
+    }
+    double t2 = MPI_Wtime();
+    nl_mpi_finish(&b->part, o->d, o->eps, b->scale);
+    nl_mpi_apply(b->scale, b->xs, b->gamma + l->cols.start,
+                 o->norm == NL_LAYERNORM ? b->beta + l->cols.start : NULL,
+                 l->rows.count, dk, b->ys);
+    double t3 = MPI_Wtime();
+    *compute = (t1 - t0) + (t3 - t2);
+    *comm = t2 - t1;
+}
+// @end
+
+/* Rank 0 collects every rank's slice into y (rows x d, row-major). */
+static void gather(const nl_mpi_options *o, const layout *l, buffers *b)
+{
+    int *counts = NULL, *displs = NULL;
+    float *blocks = NULL;
+    if (l->rank == 0) {
+        counts = zalloc((size_t)l->ranks, sizeof(int));
+        displs = zalloc((size_t)l->ranks, sizeof(int));
+        blocks = zalloc(o->rows * o->d, sizeof(float));
+        if (!counts || !displs || !blocks)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        size_t at = 0;
+        for (int k = 0; k < l->ranks; k++) {
+            size_t n = l->exchange ? o->rows * nl_shard_of(o->d, (size_t)l->ranks, (size_t)k).count
+                                   : nl_shard_of(o->rows, (size_t)l->ranks, (size_t)k).count * o->d;
+            counts[k] = (int)n;
+            displs[k] = (int)at;
+            at += n;
+        }
+    }
+    MPI_Gatherv(b->ys, (int)(l->rows.count * l->cols.count), MPI_FLOAT, blocks, counts, displs,
+                MPI_FLOAT, 0, MPI_COMM_WORLD);
+    if (l->rank == 0) {
+        /* Rank k's block is rows x its columns; put each row piece in place. */
+        for (int k = 0; k < l->ranks; k++) {
+            nl_shard c = l->exchange ? nl_shard_of(o->d, (size_t)l->ranks, (size_t)k)
+                                     : (nl_shard){0, o->d};
+            nl_shard r = l->exchange ? (nl_shard){0, o->rows}
+                                     : nl_shard_of(o->rows, (size_t)l->ranks, (size_t)k);
+            for (size_t i = 0; i < r.count; i++)
+                memcpy(b->y + (r.start + i) * o->d + c.start,
+                       blocks + displs[k] + i * c.count, c.count * sizeof(float));
+        }
+    }
+    free(counts), free(displs), free(blocks);
+}
+
+/* 64-bit FNV-1a of the output's bytes: two runs agree bit for bit exactly
+ * when their fingerprints do (up to a 2^-64 accident). */
+static unsigned long long fingerprint(const float *y, size_t n)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    const unsigned char *p = (const unsigned char *)y;
+    for (size_t i = 0; i < n * sizeof(float); i++)
+        h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+static int report(const nl_mpi_options *o, const layout *l, buffers *b)
+{
+    size_t n = o->rows * o->d;
+    nl_shard widest = nl_shard_of(l->exchange ? o->d : o->rows, (size_t)l->ranks, 0);
+    nl_shard narrowest = nl_shard_of(l->exchange ? o->d : o->rows, (size_t)l->ranks,
+                                     (size_t)l->ranks - 1);
+    printf("normlab-mpi: %s, %zu rows x %zu, %s split over %d rank%s (%zu to %zu each)\n",
+           nl_norm_name(o->norm), o->rows, o->d, l->exchange ? "columns" : "rows", l->ranks,
+           l->ranks == 1 ? "" : "s", narrowest.count, widest.count);
+    printf("data: Gaussian, mean %g, std %g, seed %llu; eps %g\n", o->mean, o->std,
+           (unsigned long long)o->seed, o->eps);
+    if (l->exchange) {
+        size_t bytes = nl_mpi_stats_bytes(b->part.kind);
+        printf("statistics: %s, %zu B per row from each rank\n", nl_mpi_stats_what(b->part.kind),
+               bytes);
+        printf("exchange: one MPI_Allreduce of %zu rows (%zu B) per step\n", o->rows,
+               bytes * o->rows);
+    } else {
+        printf("statistics: none sent, every rank holds whole rows\n");
+    }
+
+    nl_reference(o->norm, b->x, b->gamma, b->beta, o->eps, o->rows, o->d, b->ref);
+    double err = nl_max_abs_diff(b->y, b->ref, n);
+    int ok = err <= NL_MPI_TOL;   /* false for NaN too */
+    printf("max error: %.3g (tol %.0e)%s\n", err, NL_MPI_TOL,
+           ok ? "" : "  ABOVE TOL: the row statistics are wrong");
+    printf("fingerprint: %016llx\n", fingerprint(b->y, n));
+
+    nl_stats c = nl_summarize(b->compute, o->repeat), m = nl_summarize(b->comm, o->repeat);
+    double per_row = o->rows ? 1e9 / (double)o->rows : 0.0;
+    printf("time per step (slowest rank, median of %zu): compute %.1f us, communication %.1f us\n",
+           o->repeat, c.median * 1e6, m.median * 1e6);
+    printf("time per row: compute %.1f ns, communication %.1f ns\n", c.median * per_row,
+           m.median * per_row);
+    return ok ? 0 : 1;
+}
+
+static int run(const nl_mpi_options *o, int rank, int ranks)
+{
+    layout l = {rank, ranks, {0, o->rows}, {0, o->d}, !o->shard_rows};
+    if (o->shard_rows)
+        l.rows = nl_shard_of(o->rows, (size_t)ranks, (size_t)rank);
+    else
+        l.cols = nl_shard_of(o->d, (size_t)ranks, (size_t)rank);
+
+    buffers b;
+    int ok = alloc_all(o, &l, &b), all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_ok) {
+        if (rank == 0)
+            fprintf(stderr, "normlab-mpi: out of memory for %zu rows x %zu on some rank\n",
+                    o->rows, o->d);
+        free_all(&b);
+        return 1;
+    }
+    draw(o, &l, &b);
+    for (size_t i = 0; i < o->repeat; i++)
+        step(o, &l, &b, &b.compute[i], &b.comm[i]);
+    /* The step is as slow as its slowest rank. */
+    MPI_Reduce(rank ? b.compute : MPI_IN_PLACE, b.compute, (int)o->repeat, MPI_DOUBLE, MPI_MAX,
+               0, MPI_COMM_WORLD);
+    MPI_Reduce(rank ? b.comm : MPI_IN_PLACE, b.comm, (int)o->repeat, MPI_DOUBLE, MPI_MAX, 0,
+               MPI_COMM_WORLD);
+    gather(o, &l, &b);
+    int rc = rank == 0 ? report(o, &l, &b) : 0;
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free_all(&b);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, ranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    nl_mpi_options o;
+    int rc = nl_mpi_parse(argc, argv, rank == 0, &o);
+    if (rc < 0)
+        rc = run(&o, rank, ranks);
+    fflush(stdout);
+    nl_mpi_chan_free();
+    MPI_Finalize();
+    return rc;
+}

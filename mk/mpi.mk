@@ -1,0 +1,64 @@
+# mpi.mk — chapter 11: build/normlab-mpi, a separate program linked with
+# Open MPI (pkg-config ompi-c), so that the normlab library and program
+# never need MPI. code/mpi/ is left out of the library by the Makefile;
+# here it is compiled with MPI's flags. Without Open MPI's development
+# files nothing here is built, and tests/check_mpi_*.c say so when skipping.
+
+MPI_CFLAGS := $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_LIBS   := $(shell pkg-config --libs ompi-c 2>/dev/null)
+MPI_FOUND  := $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1)
+MPI_SRC    := $(sort $(shell find code/mpi -name '*.c'))
+MPI_OBJ    := $(MPI_SRC:%.c=$(BUILD)/obj/%.o)
+NORMLAB_MPI := $(BUILD)/normlab-mpi
+
+$(MPI_OBJ): ALL_CFLAGS += $(MPI_CFLAGS)
+
+ifeq ($(MPI_FOUND),1)
+$(NORMLAB_MPI): $(MPI_OBJ) $(LIB)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(MPI_OBJ) $(LIB) $(MPI_LIBS) $(LDLIBS)
+
+build: $(NORMLAB_MPI)
+test-only memcheck: $(NORMLAB_MPI)
+else
+$(NORMLAB_MPI):
+	@echo "normlab-mpi needs Open MPI's C development files (libopenmpi-dev, found by" \
+	      "pkg-config ompi-c); scripts/setup/deps.sh base installs them" >&2; exit 1
+endif
+
+.PHONY: mpi
+## mpi — build/normlab-mpi (Open MPI); run it with mpirun -np P build/normlab-mpi --help
+mpi: $(NORMLAB_MPI)
+
+# Exercise 14 outside the grader: normlab-mpi linked with the student's
+# exercises/14-chan-op/chan_op.c in place of code/mpi/chan_op.c, in its own
+# folder with a copy of the suite, so the suite finds that program beside
+# it. Warnings in a student's file are shown, not fatal (as in the grader).
+MPI_EX_DIR := $(BUILD)/mpi-exercise
+MPI_EX_OBJ := $(filter-out %/chan_op.o,$(MPI_OBJ)) $(MPI_EX_DIR)/chan_op.o
+
+$(MPI_EX_DIR)/chan_op.o: exercises/14-chan-op/chan_op.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(filter-out -Werror,$(ALL_CFLAGS)) $(MPI_CFLAGS) -c $< -o $@
+
+$(MPI_EX_DIR)/normlab-mpi: $(MPI_EX_OBJ) $(LIB)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(MPI_EX_OBJ) $(LIB) $(MPI_LIBS) $(LDLIBS)
+
+.PHONY: mpi-exercise
+## mpi-exercise — exercise 14: build normlab-mpi with exercises/14-chan-op/chan_op.c and run its suite (mpirun -np 1..4)
+mpi-exercise: $(NORMLAB_MPI) $(MPI_EX_DIR)/normlab-mpi $(BUILD)/tests/check_mpi_chan
+	@mkdir -p $(MPI_EX_DIR)/tests
+	@cp $(BUILD)/tests/check_mpi_chan $(MPI_EX_DIR)/tests/
+	@NL_SUITE_NAME=mpi_chan CK_VERBOSITY=normal $(MPI_EX_DIR)/tests/check_mpi_chan
+
+# The grader compiles a submitted code/mpi file with the library's flags;
+# these give it mpi.h. (It does not link normlab-mpi yet, so the exercise's
+# suite skips there and says why; `make mpi-exercise` runs it.)
+GRADE_ENV += GRADE_CFLAGS='$(ALL_CFLAGS) $(MPI_CFLAGS)'
+
+.PHONY: mpi-scaling
+## mpi-scaling — rerun chapter 11's tables (errors vs offset, 1-4 ranks, all-reduce latency) into chapters/11-mpi.md; on a quiet machine
+mpi-scaling: $(NORMLAB_MPI)
+	NORMLAB_MPI=$(NORMLAB_MPI) scripts/tools/mpi-scaling.sh chapters/11-mpi.md
