@@ -57,6 +57,7 @@ mpi-exercise: $(NORMLAB_MPI) $(MPI_EX_DIR)/normlab-mpi $(BUILD)/tests/check_mpi_
 # these give it mpi.h. (It does not link normlab-mpi yet, so the exercise's
 # suite skips there and says why; `make mpi-exercise` runs it.)
 GRADE_ENV += GRADE_CFLAGS='$(ALL_CFLAGS) $(MPI_CFLAGS)'
+GRADE_ENV += GRADE_LDLIBS='$(LDLIBS) $(MPI_LIBS)'
 
 .PHONY: mpi-scaling
 ## mpi-scaling — rerun chapter 11's tables (errors vs offset, 1-4 ranks, all-reduce latency) into chapters/11-mpi.md; on a quiet machine

@@ -24,7 +24,7 @@ stage=$1
 c=$stage/common
 mkdir -p "$c/inc" "$c/obj/harness" "$c/obj/suites" "$c/obj/cli" "$c/cl" "$stage/ex" || exit 2
 
-(cd "$CODE" && find . -name '*.h' | while read -r h; do mkdir -p "$c/inc/${h%/*}" && cp "$h" "$c/inc/$h"; done)
+(cd "$CODE" && find . \( -name '*.h' -o -name '*.def' \) | while read -r h; do mkdir -p "$c/inc/${h%/*}" && cp "$h" "$c/inc/$h"; done)
 cp -R tests/fixtures "$c/fixtures" 2>/dev/null || mkdir -p "$c/fixtures"
 cp "$here/driver.sh" "$here/policy.sh" "$here/sandbox.sh" "$c/"
 
