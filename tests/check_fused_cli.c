@@ -33,6 +33,37 @@ START_TEST(unknown_impl_is_refused)
 }
 END_TEST
 
+/* `normlab run` with --residual: the residual stream comes back as
+ * residual + x, and y as the same bits the fused kernel gives in memory. */
+START_TEST(run_residual_mode)
+{
+    const char *x = "tests/fixtures/npy/x-2x4-f32.npy", *g = "tests/fixtures/npy/gamma-4-f32.npy";
+    const char *y = "build/check-fused-run-y.npy", *r2 = "build/check-fused-run-r.npy";
+    nl_run_result r;
+    const char *args[] = {"run", "fused_add_rmsnorm", "--x", x, "--residual", x, "--gamma", g,
+                          "--out", y, "--residual-out", r2, "--force", NULL};
+    nl_run_normlab(&r, args, NULL);
+    ck_assert_msg(r.exited && r.code == 0, "run --residual exited %d: %s", r.code, r.err);
+    nl_array ax, ag, ay, ar;
+    ck_assert_msg(nl_npy_read(x, &ax) == NL_OK && nl_npy_read(g, &ag) == NL_OK &&
+                  nl_npy_read(y, &ay) == NL_OK && nl_npy_read(r2, &ar) == NL_OK, "%s", nl_last_error());
+    size_t rows = ax.shape[0], d = ax.shape[1];
+    float res[8], want[8];
+    memcpy(res, ax.data, sizeof res);
+    ck_assert(rows * d == 8 && ay.count == 8 && ar.count == 8);
+    const nl_fused_impl *im = nl_find_fused("fused_add_rmsnorm");
+    ck_assert_int_eq(im->fn(ax.data, res, ag.data, NULL, 1e-5f, rows, d, want), NL_OK);
+    ck_assert_msg(!memcmp(res, ar.data, sizeof res), "--residual-out is not residual + x");
+    ck_assert_msg(!memcmp(want, ay.data, sizeof want), "--out is not the fused kernel's y");
+    nl_array_free(&ax), nl_array_free(&ag), nl_array_free(&ay), nl_array_free(&ar);
+    const char *bad[] = {"run", "rmsnorm_naive", "--x", x, "--residual", x, "--gamma", g,
+                         "--out", y, "--residual-out", r2, "--force", NULL};
+    nl_run_normlab(&r, bad, NULL);
+    ck_assert_msg(r.exited && r.code == 2 && strstr(r.err, "rmsnorm_naive"),
+                  "a forward kernel with --residual: expected exit 2 naming it, got %d: %s", r.code, r.err);
+}
+END_TEST
+
 START_TEST(csv_is_not_overwritten)
 {
     char path[] = "/tmp/normlab-fused-csv-XXXXXX";
@@ -63,6 +94,7 @@ Suite *nl_suite(void)
     tcase_add_test(tc, measures_a_small_shape);
     tcase_add_test(tc, unknown_impl_is_refused);
     tcase_add_test(tc, csv_is_not_overwritten);
+    tcase_add_test(tc, run_residual_mode);
     suite_add_tcase(s, tc);
     return s;
 }

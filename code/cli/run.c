@@ -169,6 +169,33 @@ static int read_input(const char *spec, nl_array *out)
     return rc;
 }
 
+int run_given(const run_ctx *ctx, const char *output)
+{
+    for (int i = 0; i < ctx->n_out; i++)
+        if (!strcmp(ctx->out_name[i], output))
+            return 1;
+    return 0;
+}
+
+/* `name` holds float32 of exactly this shape (ndim 1: d; ndim 2: rows x d). */
+int run_check_f32(run_ctx *ctx, const char *name, size_t ndim, size_t rows, size_t d)
+{
+    nl_array *a = run_input(ctx, name);
+    const char *path = run_input_path(ctx, name);
+    int dt = run_input_dtype(ctx, name);
+    if (dt < 0)
+        return 2;
+    if (dt != NL_DT_F32)
+        return run_fail("%s: %s holds %s; this mode runs float32 kernels (cast it: "
+                        "a.astype(np.float32))", path, name, nl_dtype_name((nl_dtype)dt));
+    if (ndim == 1 && (a->ndim != 1 || a->shape[0] != d))
+        return run_fail("%s: %s must be 1-D with d = %zu values (x's last dimension)", path,
+                        name, d);
+    if (ndim == 2 && (a->ndim != 2 || a->shape[0] != rows || a->shape[1] != d))
+        return run_fail("%s: %s must have x's shape (%zu, %zu)", path, name, rows, d);
+    return 0;
+}
+
 static int parse_eps(const char *v, void *dest)
 {
     char *end;

@@ -66,4 +66,10 @@ int run_fail(const char *fmt, ...)
 #include "run_modes.def"
 #undef RUN_MODE
 
+/* Whether the output option `output` ("out-dx") was given. */
+int run_given(const run_ctx *ctx, const char *output);
+/* Input `name` holds float32 of exactly this shape (ndim 1: d values;
+ * ndim 2: rows x d); else a message naming file and problem, and 2. */
+int run_check_f32(run_ctx *ctx, const char *name, size_t ndim, size_t rows, size_t d);
+
 #endif

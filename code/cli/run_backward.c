@@ -14,33 +14,6 @@
 
 #include "run.h"
 
-static int given(const run_ctx *ctx, const char *output)
-{
-    for (int i = 0; i < ctx->n_out; i++)
-        if (!strcmp(ctx->out_name[i], output))
-            return 1;
-    return 0;
-}
-
-/* `name` holds float32 of exactly this shape (ndim 1: d; ndim 2: rows x d). */
-static int check_f32(run_ctx *ctx, const char *name, size_t ndim, size_t rows, size_t d)
-{
-    nl_array *a = run_input(ctx, name);
-    const char *path = run_input_path(ctx, name);
-    int dt = run_input_dtype(ctx, name);
-    if (dt < 0)
-        return 2;
-    if (dt != NL_DT_F32)
-        return run_fail("%s: %s holds %s; the backward kernels run float32 (cast it: "
-                        "a.astype(np.float32))", path, name, nl_dtype_name((nl_dtype)dt));
-    if (ndim == 1 && (a->ndim != 1 || a->shape[0] != d))
-        return run_fail("%s: %s must be 1-D with d = %zu values (x's last dimension)", path,
-                        name, d);
-    if (ndim == 2 && (a->ndim != 2 || a->shape[0] != rows || a->shape[1] != d))
-        return run_fail("%s: %s must have x's shape (%zu, %zu)", path, name, rows, d);
-    return 0;
-}
-
 static int backward(run_ctx *ctx)
 {
     const nl_bwd_impl *im = nl_find_bwd_impl(ctx->impl);
@@ -54,17 +27,17 @@ static int backward(run_ctx *ctx)
                         "x.reshape(-1, d))", run_input_path(ctx, "x"));
     size_t rows = x->shape[0], d = x->shape[1];
     int ln = im->norm == NL_LAYERNORM;
-    if (check_f32(ctx, "x", 2, rows, d) || check_f32(ctx, "dy", 2, rows, d) ||
-        check_f32(ctx, "gamma", 1, rows, d))
+    if (run_check_f32(ctx, "x", 2, rows, d) || run_check_f32(ctx, "dy", 2, rows, d) ||
+        run_check_f32(ctx, "gamma", 1, rows, d))
         return 2;
     if (run_input(ctx, "beta") && !ln)
         return run_fail("--beta given, but %s is RMSNorm, which has no shift", im->name);
-    if (run_input(ctx, "beta") && check_f32(ctx, "beta", 1, rows, d))
+    if (run_input(ctx, "beta") && run_check_f32(ctx, "beta", 1, rows, d))
         return 2; /* the gradient does not depend on beta; a wrong file is still wrong */
-    if (!given(ctx, "out-dx") || !given(ctx, "out-dgamma"))
+    if (!run_given(ctx, "out-dx") || !run_given(ctx, "out-dgamma"))
         return run_fail("the backward pass writes --out-dx and --out-dgamma (and, for "
                         "LayerNorm, --out-dbeta if you want it): give both");
-    if (given(ctx, "out-dbeta") && !ln)
+    if (run_given(ctx, "out-dbeta") && !ln)
         return run_fail("--out-dbeta given, but %s is RMSNorm, which has no beta", im->name);
     const char *why = nl_bwd_impl_unavailable(im);
     if (why)
