@@ -119,13 +119,13 @@ static void accumulates(nl_norm norm, int i)
     ck_assert_msg(rc == 0, "%s failed: %s", impl->name, nl_last_error());
     for (size_t k = 0; k < p.d; k++) {
         double want = 100.0 + (double)k + p.ref_dgamma[k];
-        ck_assert_msg(fabs(p.dgamma[k] - want) <= 1e-4 * fabs(want),
+        NL_ASSERT_EACH(fabs(p.dgamma[k] - want) <= 1e-4 * fabs(want),
                       "%s: dgamma[%zu] held %g before the call and the gradient is %g, so it "
                       "should hold %g after; it holds %g. Gradients accumulate: dgamma[i] += ...",
                       impl->name, k, 100.0 + (double)k, p.ref_dgamma[k], want, p.dgamma[k]);
         if (ln) {
             want = -50.0 - (double)k + p.ref_dbeta[k];
-            ck_assert_msg(fabs(p.dbeta[k] - want) <= 1e-4 * fabs(want),
+            NL_ASSERT_EACH(fabs(p.dbeta[k] - want) <= 1e-4 * fabs(want),
                           "%s: dbeta[%zu] should be %g (what it held plus the gradient), "
                           "it is %g. Gradients accumulate: dbeta[i] += ...",
                           impl->name, k, want, p.dbeta[k]);
@@ -155,7 +155,7 @@ static void nan_stays_in_its_row(nl_norm norm, int i)
         for (size_t k = r * p.d; k < (r + 1) * p.d; k++) {
             worst = fmax(worst, fabs(p.dx[k] - p.ref_dx[k]));
             scale = fmax(scale, fabs(p.ref_dx[k]));
-            ck_assert_msg(!isnan(p.dx[k]), "%s: a NaN in row 40 of x made dx[%zu][%zu] NaN: "
+            NL_ASSERT_EACH(!isnan(p.dx[k]), "%s: a NaN in row 40 of x made dx[%zu][%zu] NaN: "
                           "rows must not share anything but dgamma/dbeta", impl->name, r,
                           k - r * p.d);
         }

@@ -139,7 +139,7 @@ START_TEST(copy_kernels_copy_exactly)
                         dst[i] = -1.0f;
                     nl_copy((nl_copy_kind)kind, src, dst + off, n);
                     for (size_t i = 0; i < n; i++)
-                        ck_assert_msg(dst[off + i] == src[i],
+                        NL_ASSERT_EACH(dst[off + i] == src[i],
                                       "%s copy of %zu floats on %d threads (dst offset %zu): "
                                       "element %zu is %g, expected %g",
                                       nl_copy_name((nl_copy_kind)kind), n, thread_counts[ti], off,

@@ -43,7 +43,7 @@ START_TEST(row_bits_do_not_depend_on_the_call)
             memset(p.y, 0xff, n * sizeof(float));
             ck_assert_int_eq(impl->fn(p.x, p.gamma, NULL, 1e-6f, rows, d, p.y), 0);
             for (size_t i = 0; i < n; i++)
-                ck_assert_msg(memcmp(&p.y[i], &one[i], sizeof(float)) == 0,
+                NL_ASSERT_EACH(memcmp(&p.y[i], &one[i], sizeof(float)) == 0,
                               "%s on %zu x %zu, %d threads: row %zu gives %a, the same row "
                               "alone gives %a. Batching four rows' square roots into one "
                               "vector must round each lane as the scalar path does.",

@@ -89,6 +89,7 @@ START_TEST(text_config_before_the_root)
                   "look in the language model's object (text_config) first, the root only when "
                   "it has none; a root value may belong to another part of the model", c.eps);
     expect_eps(&c, 1e-5, "text_config.rms_norm_eps");
+    nl_config_free(&c);
 }
 END_TEST
 

@@ -218,11 +218,11 @@ START_TEST(nan_spoils_only_its_row)
             for (size_t i = 0; i < d; i++) {
                 float v = c.got_y[r * d + i];
                 if (r == bad_row)
-                    ck_assert_msg(isnan(v), "%s: row %zu has a NaN in x, yet y[%zu][%zu] = %g: "
+                    NL_ASSERT_EACH(isnan(v), "%s: row %zu has a NaN in x, yet y[%zu][%zu] = %g: "
                                   "the NaN sum must reach the row's statistics", impl->name,
                                   r, r, i, v);
                 else
-                    ck_assert_msg(isfinite(v), "%s: y[%zu][%zu] = %g, though only row %zu "
+                    NL_ASSERT_EACH(isfinite(v), "%s: y[%zu][%zu] = %g, though only row %zu "
                                   "holds a NaN: statistics must not leak between rows",
                                   impl->name, r, i, v, bad_row);
             }

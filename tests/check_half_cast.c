@@ -68,12 +68,12 @@ START_TEST(llama_and_gemma_round_where_their_models_round)
         uint16_t wl = nl_half_from_float(dt, 1.0f + w[i]);   /* Llama the weight itself */
         uint16_t l = nl_llama_point(dt, xr[i], wl), g = nl_gemma_point(dt, xr[i], wg);
         uint16_t lw = llama_by_the_book(dt, xr[i], wl), gw = gemma_by_the_book(dt, xr[i], wg);
-        ck_assert_msg(l == lw,
+        NL_ASSERT_EACH(l == lw,
                       "%s llama: x*r = %a, weight %a: expected %a (round x*r to %s, then "
                       "multiply in %s), got %a", nl_dtype_name(dt), (double)xr[i],
                       (double)nl_half_to_float(dt, wl), (double)nl_half_to_float(dt, lw),
                       nl_dtype_name(dt), nl_dtype_name(dt), (double)nl_half_to_float(dt, l));
-        ck_assert_msg(g == gw,
+        NL_ASSERT_EACH(g == gw,
                       "%s gemma: x*r = %a, weight offset %a: expected %a (x*r*(1 + w) in fp32, "
                       "one rounding), got %a", nl_dtype_name(dt), (double)xr[i],
                       (double)nl_half_to_float(dt, wg), (double)nl_half_to_float(dt, gw),
@@ -177,7 +177,7 @@ START_TEST(every_impl_equals_the_scalar_kernel_of_its_cast_order)
             for (size_t i = 0; i < rows * d; i++) {
                 double want = nl_half_to_float(p.dt, p.want[i]);
                 double ulps = nl_half_ulp_error(p.dt, p.y[i], want);
-                ck_assert_msg(ulps <= h->ulp,
+                NL_ASSERT_EACH(ulps <= h->ulp,
                               "%s, %zu rows of d = %zu%s, element [%zu][%zu]: got %a, the scalar "
                               "%s gives %a (%g ulps of %s; stated bound %u). A vector kernel must "
                               "round at the same points as its cast order: same fp32 statistics, "
@@ -207,7 +207,7 @@ START_TEST(outputs_larger_than_cache_are_the_same_bits)
     ck_assert_int_eq(h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.y), 0);
     for (size_t i = 0; i < rows * d; i++) {
         double u = nl_half_ulp_error(p.dt, p.y[i], nl_half_to_float(p.dt, p.want[i]));
-        ck_assert_msg(u <= h->ulp, "%s on %zu x %zu (larger than L2): element [%zu][%zu] is "
+        NL_ASSERT_EACH(u <= h->ulp, "%s on %zu x %zu (larger than L2): element [%zu][%zu] is "
                       "0x%04x, the scalar order gives 0x%04x: check the streaming-store path "
                       "(alignment, the rows that start off the 32-byte grid)",
                       h->name, rows, d, i / d, i % d, p.y[i], p.want[i]);
@@ -242,7 +242,7 @@ START_TEST(subnormal_outputs_survive)
     for (size_t i = 0; i < rows * d; i++) {
         nonzero += (p.want[i] & 0x7fff) != 0;
         double u = nl_half_ulp_error(p.dt, p.y[i], nl_half_to_float(p.dt, p.want[i]));
-        ck_assert_msg(u <= h->ulp, "%s, subnormal outputs: element %zu is 0x%04x, the scalar "
+        NL_ASSERT_EACH(u <= h->ulp, "%s, subnormal outputs: element %zu is 0x%04x, the scalar "
                       "order gives 0x%04x. Does the vector narrowing flush subnormals to zero?",
                       h->name, i, p.y[i], p.want[i]);
     }
@@ -294,7 +294,7 @@ START_TEST(every_cast_order_is_near_the_double_reference)
                     continue;
             }
             worst = u > worst ? u : worst;
-            ck_assert_msg(u <= bound_ulps(h->cast),
+            NL_ASSERT_EACH(u <= bound_ulps(h->cast),
                           "%s%s [%zu][%zu]: got %a, exact %a: %g ulps of %s, bound %g",
                           h->name, outliers ? " (outlier channels)" : "", i / d, i % d,
                           (double)nl_half_to_float(p.dt, p.y[i]), ref[i], u,

@@ -32,7 +32,7 @@ START_TEST(bf16_every_pattern_survives_widen_then_narrow)
         uint16_t back = nl_bf16_from_float(nl_bf16_to_float(h));
         /* a NaN comes back quiet: the same bits with the quiet bit set */
         uint16_t want = bf16_is_nan(h) ? (uint16_t)(h | 0x0040u) : h;
-        ck_assert_msg(back == want,
+        NL_ASSERT_EACH(back == want,
                       "bf16 0x%04x widened to %a and narrowed gives 0x%04x, expected 0x%04x. "
                       "Widening is exact, so narrowing an exact bf16 value must not round it.",
                       h, (double)nl_bf16_to_float(h), back, want);
@@ -46,7 +46,7 @@ START_TEST(fp16_every_pattern_survives_widen_then_narrow)
         uint16_t h = (uint16_t)p;
         uint16_t back = nl_fp16_from_float(nl_fp16_to_float(h));
         uint16_t want = fp16_is_nan(h) ? (uint16_t)(h | 0x0200u) : h;
-        ck_assert_msg(back == want,
+        NL_ASSERT_EACH(back == want,
                       "fp16 0x%04x widened to %a and narrowed gives 0x%04x, expected 0x%04x. "
                       "Check the subnormal range (exponent bits 0) and the re-bias 127 -> 15.",
                       h, (double)nl_fp16_to_float(h), back, want);
@@ -70,7 +70,7 @@ START_TEST(fp16_widening_gives_the_defined_value)
             continue; /* Inf and NaN: the round trip covers them */
         double want = fp16_value(h);
         float got = nl_fp16_to_float(h);
-        ck_assert_msg((double)got == want && !!signbit(got) == !!(h & 0x8000),
+        NL_ASSERT_EACH((double)got == want && !!signbit(got) == !!(h & 0x8000),
                       "fp16 0x%04x is %a by definition, widened to %a", h, want, (double)got);
     }
 }
@@ -88,15 +88,15 @@ START_TEST(bf16_every_halfway_point_rounds_to_even)
         uint16_t up = (uint16_t)(h + 1); /* away from zero; 0x7f7f+1 is Inf */
         uint16_t even = (h & 1u) ? up : h;
         float mid = from_bits(lo | 0x8000u);
-        ck_assert_msg(nl_bf16_from_float(mid) == even,
+        NL_ASSERT_EACH(nl_bf16_from_float(mid) == even,
                       "%a lies halfway between bf16 0x%04x and 0x%04x: ties go to the even one, "
                       "0x%04x, got 0x%04x. Did you add 0x8000 (always up) instead of "
                       "0x7fff + (odd bit)?",
                       (double)mid, h, up, even, nl_bf16_from_float(mid));
-        ck_assert_msg(nl_bf16_from_float(from_bits(lo | 0x7fffu)) == h,
+        NL_ASSERT_EACH(nl_bf16_from_float(from_bits(lo | 0x7fffu)) == h,
                       "just below halfway above bf16 0x%04x must round down to it, got 0x%04x",
                       h, nl_bf16_from_float(from_bits(lo | 0x7fffu)));
-        ck_assert_msg(nl_bf16_from_float(from_bits(lo | 0x8001u)) == up,
+        NL_ASSERT_EACH(nl_bf16_from_float(from_bits(lo | 0x8001u)) == up,
                       "just above halfway above bf16 0x%04x must round up to 0x%04x, got 0x%04x. "
                       "Truncating (u >> 16) rounds toward zero, not to nearest.",
                       h, up, nl_bf16_from_float(from_bits(lo | 0x8001u)));
@@ -114,12 +114,12 @@ START_TEST(fp16_every_halfway_point_rounds_to_even)
         double a = fp16_value(h), b = fp16_value(up);
         float mid = (float)((a + b) / 2); /* exact: 12 bits fit in float's 24 */
         uint16_t even = (h & 1u) ? up : h;
-        ck_assert_msg(nl_fp16_from_float(mid) == even,
+        NL_ASSERT_EACH(nl_fp16_from_float(mid) == even,
                       "%a lies halfway between fp16 0x%04x and 0x%04x: expected the even one "
                       "0x%04x, got 0x%04x",
                       (double)mid, h, up, even, nl_fp16_from_float(mid));
         float below = nextafterf(mid, 0.0f), above = nextafterf(mid, (float)(2 * b));
-        ck_assert_msg(nl_fp16_from_float(below) == h && nl_fp16_from_float(above) == up,
+        NL_ASSERT_EACH(nl_fp16_from_float(below) == h && nl_fp16_from_float(above) == up,
                       "one float ulp around the midpoint of fp16 0x%04x/0x%04x: got 0x%04x and "
                       "0x%04x, expected 0x%04x and 0x%04x",
                       h, up, nl_fp16_from_float(below), nl_fp16_from_float(above), h, up);
@@ -184,10 +184,10 @@ START_TEST(fp16_agrees_with_compiler_float16)
         memcpy(&want, &c, sizeof want);
         uint16_t got = nl_fp16_from_float(f);
         if (isnan(f)) {
-            ck_assert_msg(fp16_is_nan(got), "fp16(NaN 0x%08x) = 0x%04x is not a NaN", (uint32_t)p, got);
+            NL_ASSERT_EACH(fp16_is_nan(got), "fp16(NaN 0x%08x) = 0x%04x is not a NaN", (uint32_t)p, got);
             continue;
         }
-        ck_assert_msg(got == want, "fp16(%a) (bits 0x%08x): ours 0x%04x, the compiler's _Float16 0x%04x",
+        NL_ASSERT_EACH(got == want, "fp16(%a) (bits 0x%08x): ours 0x%04x, the compiler's _Float16 0x%04x",
                       (double)f, (uint32_t)p, got, want);
         checked++;
     }
@@ -214,7 +214,7 @@ START_TEST(fp16_agrees_with_f16c_instructions)
     for (uint64_t p = 0; p <= 0xffffffffu; p += 4093) {
         float f = from_bits((uint32_t)p);
         uint16_t want = f16c_narrow(f), got = nl_fp16_from_float(f);
-        ck_assert_msg(got == want, "fp16(%a) (bits 0x%08x): ours 0x%04x, VCVTPS2PH 0x%04x",
+        NL_ASSERT_EACH(got == want, "fp16(%a) (bits 0x%08x): ours 0x%04x, VCVTPS2PH 0x%04x",
                       (double)f, (uint32_t)p, got, want);
     }
 #else

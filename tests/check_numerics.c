@@ -70,7 +70,7 @@ START_TEST(zero_and_constant_rows_give_zero_not_nan)
     nl_problem_reference(&p, impl->norm, NL_TEST_EPS);
     nl_run_impl(impl, &p, NL_TEST_EPS);
     for (size_t i = 0; i < D; i++)
-        ck_assert_msg(p.y[i] == 0.0f,
+        NL_ASSERT_EACH(p.y[i] == 0.0f,
                       "%s: a row of zeros gave y[%zu] = %g, expected exactly 0. "
                       "%s", impl->name, i, p.y[i],
                       isnan(p.y[i]) ? "NaN means 0/0: is eps added under the square root?"
@@ -106,7 +106,7 @@ START_TEST(huge_values_work_or_fail_visibly)
             for (size_t i = 0; i < 4 * d; i++) {
                 float v = p.y[i];
                 int visible = !isfinite(v) || v == 0.0f || fabs(v - p.ref[i]) <= impl->tol;
-                ck_assert_msg(visible,
+                NL_ASSERT_EACH(visible,
                               "%s is documented out of range for |x| ~ 1e20, so its "
                               "output must be non-finite or zero there; row %zu, "
                               "column %zu is %.6g (the right answer is %.6g): a "
@@ -134,13 +134,13 @@ START_TEST(nan_stays_in_its_row)
         for (size_t i = 0; i < D; i++) {
             float v = p.y[r * D + i];
             if (r == BAD)
-                ck_assert_msg(isnan(v),
+                NL_ASSERT_EACH(isnan(v),
                               "%s: row %d holds a NaN, so its statistics are NaN and so "
                               "is every output of the row; column %zu came out %g. A "
                               "NaN-ignoring max or a clamp hid the bad input.",
                               impl->name, BAD, i, v);
             else
-                ck_assert_msg(fabs(v - p.ref[r * D + i]) <= impl->tol,
+                NL_ASSERT_EACH(fabs(v - p.ref[r * D + i]) <= impl->tol,
                               "%s: row %d holds a NaN; row %zu does not, yet its column "
                               "%zu is %g, expected %.6g. A bad value must stay in its "
                               "own row: are the statistics reset for every row?",
@@ -167,7 +167,7 @@ START_TEST(in_place_equals_out_of_place)
         int rc = impl->fn(buf, p.gamma, beta, NL_TEST_EPS, 5, d, buf);
         ck_assert_msg(rc == 0, "%s failed in place (code %d): %s", impl->name, rc, nl_last_error());
         for (size_t i = 0; i < n; i++)
-            ck_assert_msg(memcmp(&buf[i], &p.y[i], sizeof(float)) == 0,
+            NL_ASSERT_EACH(memcmp(&buf[i], &p.y[i], sizeof(float)) == 0,
                           "%s, d = %zu: in place (y == x), row %zu, column %zu is %.9g; "
                           "out of place it is %.9g. The header promises both give the "
                           "same bits: was part of the row overwritten before its "
@@ -188,7 +188,7 @@ START_TEST(zero_rows_is_a_no_op)
     int rc = impl->fn(p.x, p.gamma, beta, NL_TEST_EPS, 0, 8, p.y);
     ck_assert_msg(rc == 0, "%s: rows == 0 must succeed as a no-op, got code %d", impl->name, rc);
     for (size_t i = 0; i < 8; i++)
-        ck_assert_msg(p.y[i] == 42.0f, "%s: rows == 0 wrote y[%zu] = %g; it must touch nothing",
+        NL_ASSERT_EACH(p.y[i] == 42.0f, "%s: rows == 0 wrote y[%zu] = %g; it must touch nothing",
                       impl->name, i, p.y[i]);
     nl_problem_free(&p);
 }

@@ -27,6 +27,16 @@ void nl_record_skip(const char *test, const char *reason);
         return;                                    \
     } while (0)
 
+/* ck_assert_msg for loops over every element. Check records each passing
+ * assertion (in fork mode, a write to a pipe), so a loop that asserts a
+ * million times spends seconds there, and minutes under the sanitizers;
+ * this one costs a comparison until it fails, then reports as Check does. */
+#define NL_ASSERT_EACH(expr, ...)          \
+    do {                                   \
+        if (!(expr))                       \
+            ck_abort_msg(__VA_ARGS__);     \
+    } while (0)
+
 /* Deterministic test data (splitmix64 + Box-Muller): the same seed gives
  * the same floats on every machine. */
 void nl_fill_gauss(float *x, size_t n, double mean, double std, uint64_t seed);
