@@ -495,7 +495,8 @@ START_TEST(tiny_run_writes_a_csv)
     /* Two single-threaded implementations run at the first thread count
      * only: 2 shapes x 2 implementations. */
     ck_assert_msg(rows == 4, "expected 4 measurement rows, found %zu:\n%s", rows, text);
-    ck_assert_msg(strstr(text, ",L2\n") || !strstr(text, "# caches: L2 0.0"),
+    /* (Under qemu the system reports no cache sizes, and no regime is named.) */
+    ck_assert_msg(strstr(text, ",L2\n") || strstr(text, "# caches: L2 0.0"),
                   "tiny shapes fit any L2: their rows should end in the regime 'L2':\n%s", text);
 
     /* --show reads it back: the table the book prints from a CSV. */

@@ -22,20 +22,28 @@
 
 #include "harness.h"
 
-static void need_opencl(void)
+/* 1 if `normlab devices` finds a device; else the skip is recorded (or,
+ * where OpenCL is required, the test fails) and the caller returns. */
+static int opencl_here(void)
 {
     static nl_run_result r;
     const char *const args[] = {"devices", NULL};
     nl_run_normlab(&r, args, NULL);
     if (r.exited && r.code == 0)
-        return;
+        return 1;
     const char *req = getenv("NORMLAB_REQUIRE_OPENCL");
     if (req && !strcmp(req, "1"))
         ck_abort_msg("NORMLAB_REQUIRE_OPENCL=1 but `normlab devices` failed: %s", r.err);
     static char why[512];
     snprintf(why, sizeof why, "no OpenCL device: %.400s", r.err);
-    NL_SKIP(why);
+    nl_record_skip("need_opencl", why);
+    return 0;
 }
+#define NEED_OPENCL()        \
+    do {                     \
+        if (!opencl_here())  \
+            return;          \
+    } while (0)
 
 /* A small, quick run of both OpenCL kernels with `env` added. */
 static void bench(nl_run_result *r, const char *const *env)
@@ -67,7 +75,7 @@ static void remove_dir(void)
  * check against the reference can tell. */
 START_TEST(a_wrong_kernel_is_not_timed)
 {
-    need_opencl();
+    NEED_OPENCL();
     const char *dir = make_dir();
     char path[128], cmd[512];
     snprintf(path, sizeof path, "%s/rmsnorm.cl", dir);
@@ -98,7 +106,7 @@ END_TEST
 
 START_TEST(a_missing_kernel_folder_is_an_error)
 {
-    need_opencl();
+    NEED_OPENCL();
     const char *const env[] = {"NORMLAB_CL_KERNELS=/nonexistent/normlab-kernels", NULL};
     static nl_run_result r;
     bench(&r, env);
@@ -113,7 +121,7 @@ END_TEST
 
 START_TEST(a_kernel_file_that_is_a_folder_says_so)
 {
-    need_opencl();
+    NEED_OPENCL();
     const char *dir = make_dir();
     char sub[128], env0[160];
     snprintf(sub, sizeof sub, "%s/layernorm.cl", dir);
@@ -131,7 +139,7 @@ END_TEST
 
 START_TEST(bad_knobs_are_refused)
 {
-    need_opencl();
+    NEED_OPENCL();
     const char *const knobs[] = {"NORMLAB_CL_MAX_LOCAL=abc", "NORMLAB_CL_MAX_LOCAL=0",
                                  "NORMLAB_CL_PER_ITEM=0", "NORMLAB_CL_PER_ITEM=-4"};
     for (size_t k = 0; k < sizeof knobs / sizeof *knobs; k++) {
@@ -147,7 +155,7 @@ END_TEST
 
 START_TEST(opencl_rows_share_the_csv)
 {
-    need_opencl();
+    NEED_OPENCL();
     const char *dir = make_dir();
     char csv[128];
     snprintf(csv, sizeof csv, "%s/cl.csv", dir);
@@ -181,6 +189,26 @@ START_TEST(opencl_rows_share_the_csv)
 }
 END_TEST
 
+/* Runs everywhere, with or without a device: the ICD loader is pointed at
+ * an empty folder, so the OpenCL rows cannot run, and a run that measured
+ * nothing must say so and fail, not print an empty table and exit 0. */
+START_TEST(no_platform_is_an_error)
+{
+    const char *dir = make_dir();
+    char env0[160];
+    snprintf(env0, sizeof env0, "OCL_ICD_VENDORS=%s", dir);
+    const char *const env[] = {env0, NULL};
+    static nl_run_result r;
+    bench(&r, env);
+    remove_dir();
+    ck_assert_msg(r.code == 1 && strstr(r.err, "nothing to measure") &&
+                      strstr(r.out, "no OpenCL platform"),
+                  "`normlab bench --opencl` with no OpenCL platform should name it and exit 1 "
+                  "(nothing was measured); exit %d\nstdout:\n%s\nstderr:\n%s",
+                  r.code, r.out, r.err);
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("opencl_bench");
@@ -191,6 +219,7 @@ Suite *nl_suite(void)
     tcase_add_test(tc, a_kernel_file_that_is_a_folder_says_so);
     tcase_add_test(tc, bad_knobs_are_refused);
     tcase_add_test(tc, opencl_rows_share_the_csv);
+    tcase_add_test(tc, no_platform_is_an_error);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -75,7 +75,7 @@ static void usage(FILE *to)
         "NORMLAB_CL_MAX_LOCAL=N caps the OpenCL work-group size.\n"
         "\n"
         "Exit status: 0 all measured, 1 an implementation failed its check or a run,\n"
-        "2 bad arguments.\n",
+        "or none of those asked for can run here, 2 bad arguments.\n",
         QUICK_SAMPLES, FULL_SAMPLES);
 }
 

@@ -92,6 +92,14 @@ int bench_run(const bench_options *o)
     }
     total *= o->nshapes;
 
+    if (total == 0) {
+        /* Asked for, nothing can run (no OpenCL platform, an ISA this CPU
+         * lacks): a run that measured nothing must not look like a result. */
+        announce(o, entries, nentries);
+        fprintf(stderr, "normlab bench: nothing to measure: every implementation asked for "
+                        "cannot run here (the reasons are above)\n");
+        return 1;
+    }
     FILE *csv = o->csv ? open_csv(o, opencl_rows) : NULL;
     if (o->csv && !csv)
         return 2;

@@ -15,7 +15,10 @@ n=$1 dir=$2
 mkdir -p "$dir" && : >"$dir.expected"
 list=$(scripts/grading/exercises.sh list code)
 max=0
-for c in exercises/*/exercise.conf; do max=$((max + $(awk -F= '$1 ~ /^points/ { print $2 + 0 }' "$c"))); done
+for c in exercises/*/exercise.conf; do   # an exercise with 'sandbox = no' is not graded here
+    grep -Eq '^sandbox[[:space:]]*=[[:space:]]*no' "$c" && continue
+    max=$((max + $(awk -F= '$1 ~ /^points/ { print $2 + 0 }' "$c")))
+done
 real() {   # real DEST ID... : the real files of these exercises, course layout
     local dest=$1 id file; shift
     for id in "$@"; do
