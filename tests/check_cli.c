@@ -405,6 +405,37 @@ START_TEST(space_and_equals_print_the_same)
 }
 END_TEST
 
+/* `normlab impls` lists the fused add + norm registry of chapter 9 under a
+ * heading of its own (after which its rows come), and --chapter narrows it
+ * as it narrows the forward table. */
+START_TEST(impls_lists_the_fused_registry)
+{
+    static nl_run_result r;
+    const char *args[] = {"impls", NULL};
+    nl_run_normlab(&r, args, NULL);
+    assert_clean_exit(&r, "normlab impls");
+    ck_assert_msg(r.code == 0, "`normlab impls` exited %d\nstderr: %s", r.code, r.err);
+    const char *section = strstr(r.out, "\nfused add + norm");
+    ck_assert_msg(section, "`normlab impls` has no 'fused add + norm' section for the chapter 9 "
+                  "registry (code/block/registry.def):\n%.3000s", r.out);
+    const char *names[] = {"\nfused_add_rmsnorm ", "\nfused_add_layernorm "};
+    for (size_t i = 0; i < 2; i++)
+        ck_assert_msg(strstr(section, names[i]), "the fused section of `normlab impls` has no "
+                      "row '%s':\n%.3000s", names[i] + 1, section);
+
+    const char *ch9[] = {"impls", "--chapter", "9", NULL};
+    nl_run_normlab(&r, ch9, NULL);
+    ck_assert_msg(r.code == 0 && strstr(r.out, "\nfused_add_rmsnorm "),
+                  "`normlab impls --chapter 9` (exit %d) should list fused_add_rmsnorm:\n%.3000s",
+                  r.code, r.out);
+    const char *ch1[] = {"impls", "--chapter", "1", NULL};
+    nl_run_normlab(&r, ch1, NULL);
+    ck_assert_msg(r.code == 0 && !strstr(r.out, "fused_add_rmsnorm"),
+                  "`normlab impls --chapter 1` (exit %d) should leave out chapter 9's fused "
+                  "kernels:\n%.3000s", r.code, r.out);
+}
+END_TEST
+
 /* ---------------------------------------- output that does not arrive */
 
 /* Runs `normlab ARGS` through sh with stdout redirected as `redirect` says
@@ -474,6 +505,7 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, command_rejects_bad_sizes, 0, (int)command_count);
     tcase_add_loop_test(tc, command_accepts_equals_and_refuses_bad_value, 0, (int)command_count);
     tcase_add_test(tc, space_and_equals_print_the_same);
+    tcase_add_test(tc, impls_lists_the_fused_registry);
     tcase_add_loop_test(tc, lost_output_is_an_error, 0, (int)command_count);
     suite_add_tcase(s, tc);
     return s;

@@ -61,6 +61,8 @@ START_TEST(run_residual_mode)
     nl_run_normlab(&r, bad, NULL);
     ck_assert_msg(r.exited && r.code == 2 && strstr(r.err, "rmsnorm_naive"),
                   "a forward kernel with --residual: expected exit 2 naming it, got %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "normlab impls lists them"),
+                  "the message should send the reader to `normlab impls`: %s", r.err);
 }
 END_TEST
 

@@ -394,6 +394,19 @@ START_TEST(bench_dtype_rows_carry_their_dtype)
     nl_run_result r;
     nl_run_normlab(&r, args, NULL);
     ck_assert_msg(r.code == 0, "normlab bench --dtype f32,bf16 exited %d: %s", r.code, r.err);
+    /* each block header states the bytes its rows move: 8x64 floats are
+     * 2 KiB in, the same values in bf16 1 KiB, 4 bytes per element moved */
+    ck_assert_msg(strstr(r.out, "== 8x64 (2.0 KiB in, as much out)"),
+                  "the f32 rows' header should say 2.0 KiB in:\n%s", r.out);
+    ck_assert_msg(strstr(r.out, "== 8x64 bf16 (1.0 KiB in, as much out: 4 bytes per element"),
+                  "the bf16 rows need a header of their own stating the 16-bit bytes (1.0 KiB "
+                  "in, 4 bytes per element), not the f32 figure:\n%s", r.out);
+    const char *show[] = {"bench", "--show", at("b.csv"), NULL};
+    static nl_run_result sh;
+    nl_run_normlab(&sh, show, NULL);
+    ck_assert_msg(sh.code == 0 && strstr(sh.out, "== 8x64 bf16 (1.0 KiB in"),
+                  "normlab bench --show of that CSV (exit %d) should give the bf16 rows their "
+                  "own header:\n%s%s", sh.code, sh.out, sh.err);
     FILE *f = fopen(at("b.csv"), "r");
     ck_assert_ptr_nonnull(f);
     char line[1024];

@@ -88,9 +88,14 @@ void bench_set_threads(size_t t);
 int bench_show(const bench_options *o);
 
 /* bench_table.c: a block's header (with the cache regime its bytes are
- * in, nl_shape_regime, when known), then its rows.  wide adds the spread
- * and the error; narrow (--show) fits a book page. */
-void bench_print_block(nl_shape s, size_t threads, const char *regime, int wide);
+ * in, nl_shape_regime, when known), then its rows.  The header states the
+ * bytes of the rows' dtype (bf16/f16 rows move 2 bytes a value, not 4), so
+ * a new header starts wherever bench_block_changes says the dtype's size
+ * does.  wide adds the spread and the error; narrow (--show) fits a book
+ * page. */
+void bench_print_block(nl_shape s, size_t threads, const char *regime, const char *dtype,
+                       int wide);
+int bench_block_changes(const char *dtype, const char *last_dtype);
 void bench_print_row(const nl_bench_row *r, const char *why, int wide);
 
 /* bench_provenance.c: the CSV's "# " lines; returns how many. */

@@ -121,7 +121,8 @@ int bench_run(const bench_options *o)
         for (size_t ti = 0; ti < o->nthreads; ti++) {
             size_t t = o->threads[ti];
             bench_set_threads(t);
-            int shown = 0; /* a block's header, printed with its first row */
+            const char *shown = NULL; /* the dtype of the block's header, printed with
+                                         its first row and again when the bytes change */
             for (size_t ei = 0; ei < nentries; ei++) {
                 const bench_entry *e = &entries[ei];
                 if (e->unavailable || (!e->threaded && ti > 0))
@@ -139,8 +140,8 @@ int bench_run(const bench_options *o)
                     row.copy_gbps_by_kind[c] = NAN;
                 if (!strcmp(e->device, "cpu"))
                     row.regime = nl_shape_regime(s, row.threads);
-                if (!shown)
-                    bench_print_block(s, t, nl_shape_regime(s, t), 1), shown = 1;
+                if (!shown || bench_block_changes(e->dtype, shown))
+                    bench_print_block(s, t, nl_shape_regime(s, t), e->dtype, 1), shown = e->dtype;
                 char why[512] = "";
                 if (measure(e, &data, o->samples, &row, why, sizeof why)) {
                     status = 1;

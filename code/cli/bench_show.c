@@ -50,6 +50,7 @@ int bench_show(const bench_options *o)
     nl_csv_layout layout;
     int have_header = 0, printed = 0;
     nl_bench_row last = {0};
+    char last_dtype[16] = "";
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#') {
             print_provenance(line);
@@ -67,9 +68,11 @@ int bench_show(const bench_options *o)
         nl_bench_row r;
         if (!nl_csv_read_row(line, &layout, &r) || !wanted(o, &r))
             continue;
-        if (!printed++ || r.rows != last.rows || r.d != last.d || r.threads != last.threads)
-            bench_print_block((nl_shape){r.rows, r.d}, r.threads, r.regime, 0);
-        last = r;
+        if (!printed++ || r.rows != last.rows || r.d != last.d || r.threads != last.threads ||
+            bench_block_changes(r.dtype, last_dtype))
+            bench_print_block((nl_shape){r.rows, r.d}, r.threads, r.regime, r.dtype, 0);
+        last = r; /* its strings point into line: only the numbers are kept */
+        snprintf(last_dtype, sizeof last_dtype, "%s", r.dtype);
         bench_print_row(&r, NULL, 0);
     }
     fclose(f);

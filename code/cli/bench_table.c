@@ -34,12 +34,32 @@ static const char *regime_words(const char *regime)
     return "; beyond the reported L3";
 }
 
-void bench_print_block(nl_shape s, size_t t, const char *regime, int wide)
+/* Bytes one value of dtype takes: 2 for "bf16" and "f16", else a float's
+ * (f32, and an old CSV's empty dtype). */
+static size_t value_bytes(const char *dtype)
+{
+    int dt = dtype && *dtype ? nl_dtype_parse(dtype) : -1;
+    return dt < 0 ? sizeof(float) : nl_dtype_size((nl_dtype)dt);
+}
+
+int bench_block_changes(const char *dtype, const char *last_dtype)
+{
+    return value_bytes(dtype) != value_bytes(last_dtype);
+}
+
+void bench_print_block(nl_shape s, size_t t, const char *regime, const char *dtype, int wide)
 {
     char size[32];
-    human_bytes(nl_shape_bytes(s) / 2, size, sizeof size);
-    printf("\n== %zux%zu (%s in, as much out), %zu thread%s%s\n", s.rows, s.d, size, t,
-           t == 1 ? "" : "s", regime_words(regime));
+    size_t vb = value_bytes(dtype);
+    /* nl_shape_bytes counts float32 in and out; a 16-bit row moves half */
+    human_bytes(nl_shape_bytes(s) / 2 * (double)vb / sizeof(float), size, sizeof size);
+    if (vb == sizeof(float))
+        printf("\n== %zux%zu (%s in, as much out), %zu thread%s%s\n", s.rows, s.d, size, t,
+               t == 1 ? "" : "s", regime_words(regime));
+    else
+        printf("\n== %zux%zu %s (%s in, as much out: %zu bytes per element, not f32's %zu), "
+               "%zu thread%s%s\n", s.rows, s.d, dtype, size, 2 * vb, 2 * sizeof(float), t,
+               t == 1 ? "" : "s", regime_words(regime));
     printf("%-26s %9s", "implementation", "ms");
     if (wide)
         printf(" %19s", "p10..p90 ms");

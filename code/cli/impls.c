@@ -11,8 +11,11 @@ static void usage(FILE *to)
                 "Lists every registered implementation: name, norm, chapter, stated error\n"
                 "bound, and whether it can run on this machine; then the bf16/fp16 kernels\n"
                 "of chapter 8 with their dtype, cast order and stated distance in ulps\n"
-                "from the scalar kernel of their cast order.\n\n"
-                "  --chapter N   only the implementations chapter N explains\n");
+                "from the scalar kernel of their cast order; then the fused residual add +\n"
+                "norm kernels of chapter 9 (`normlab run IMPL --residual R ...` runs them);\n"
+                "then the backward kernels of chapter 10.\n\n"
+                "  --chapter N   only the implementations (and fused kernels) chapter N\n"
+                "                explains\n");
 }
 
 int cmd_impls(int argc, char **argv)
@@ -43,6 +46,7 @@ int cmd_impls(int argc, char **argv)
                nl_dtype_name(half[i].dtype), nl_cast_name(half[i].cast), half[i].ulp,
                why ? why : "yes");
     }
+    impls_print_fused(chapter);
     impls_print_backward();
     return 0;
 }

@@ -16,7 +16,7 @@ static int fused(run_ctx *ctx)
     const nl_fused_impl *im = nl_find_fused(ctx->impl);
     if (!im)
         return run_fail("--residual asks for a fused add + norm, and '%s' is not one "
-                        "(code/block/registry.def lists them, e.g. fused_add_rmsnorm)", ctx->impl);
+                        "(normlab impls lists them, e.g. fused_add_rmsnorm)", ctx->impl);
     nl_array *x = run_input(ctx, "x");
     if (x->ndim != 2 || x->shape[0] == 0 || x->shape[1] == 0)
         return run_fail("%s: x must be 2-D (rows, d) with rows, d >= 1", run_input_path(ctx, "x"));
