@@ -1,10 +1,11 @@
 /* fused_registry.c — the list of fused add + norm implementations
  * (chapter 9): its own table, because the signature is not nl_forward_fn.
  * Adding one is one file and one NL_FUSED line in code/block/registry.def
- * (the OpenCL host code adds its lines from code/opencl/fused.def). */
+ * (the OpenCL host code adds its lines from code/opencl/fused.def).
+ * The registry calls the kernels; what the kernels themselves need (the
+ * base norm, the argument checks) is in fused_args.c, below both. */
 #include "normlab.h"
 
-#include <stdint.h>
 #include <string.h>
 
 #include "block/block.h"
@@ -51,34 +52,6 @@ const char *nl_fused_norm_name(nl_fused_norm norm)
     case NL_FUSED_RMSNORM_GEMMA: return "RMSNorm (1+w)";
     default: return "LayerNorm";
     }
-}
-
-nl_norm nl_fused_base_norm(nl_fused_norm norm)
-{
-    return norm == NL_FUSED_LAYERNORM ? NL_LAYERNORM : NL_RMSNORM;
-}
-
-int nl_fused_check_args(const float *x, const float *residual, const float *gamma,
-                        const float *beta, size_t rows, size_t d, const float *y,
-                        nl_fused_norm norm)
-{
-    int rc = nl_check_args(x, gamma, beta, rows, d, y, nl_fused_base_norm(norm));
-    if (rc != NL_OK || rows == 0)
-        return rc;
-    if (!residual) {
-        nl_set_error("residual is NULL: the fused kernel adds x into it");
-        return NL_EARG;
-    }
-    /* The residual is written while x is still being read and before y is
-     * written: any overlap would feed one into the other. */
-    uintptr_t n = (uintptr_t)(rows * d * sizeof(float));
-    uintptr_t r = (uintptr_t)residual, a = (uintptr_t)x, b = (uintptr_t)y;
-    if ((r < a + n && a < r + n) || (r < b + n && b < r + n)) {
-        nl_set_error("residual overlaps x or y: it must be a buffer of its own "
-                     "(y may equal x, never the residual)");
-        return NL_EARG;
-    }
-    return NL_OK;
 }
 
 int nl_fused_unfused(const nl_fused_impl *impl, const float *x, float *residual,

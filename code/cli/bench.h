@@ -1,6 +1,8 @@
 /* bench.h — the parts of `normlab bench`, one file each:
  *   bench.c          the command: options, defaults, --show or a run
  *   bench_entries.c  what can be timed: one table of row kinds
+ *   bench_half.c, bench_fused.c, bench_backward.c  the kinds of later chapters
+ *   bench_select.c   which names and dtypes the options ask for
  *   bench_run.c      the run: check, time, print, write the CSV
  *   bench_show.c     --show: an earlier run's CSV as a table
  *   bench_table.c    the one row printer both use
@@ -60,8 +62,6 @@ struct bench_entry {
 
 /* bench_entries.c: every entry these options ask for, at most max. */
 size_t bench_collect(const bench_options *o, bench_entry *out, size_t max);
-/* Whether --dtype asked for rows of data type dt (f32 when it was not given). */
-int bench_wants_dtype(const bench_options *o, int dt);
 /* bench_half.c: chapter 8's bf16/fp16 kernels, one kind of row. */
 size_t bench_half_entries(const bench_options *o, bench_entry *out, size_t max);
 int bench_half_knows(const char *name);
@@ -74,8 +74,12 @@ int bench_backward_knows(const char *name);
 /* Every name in --impl exists somewhere (a typo would time nothing);
  * 0 with a message naming it otherwise. */
 int bench_check_names(const char *list);
-/* Is `name` in the comma list (or is there no list)? */
+
+/* bench_select.c: what the options select, asked by every kind of row.
+ * Is `name` in the comma list (or is there no list)? */
 int bench_listed(const char *list, const char *name);
+/* Whether --dtype asked for rows of data type dt (f32 when it was not given). */
+int bench_wants_dtype(const bench_options *o, int dt);
 
 /* bench_run.c */
 int bench_run(const bench_options *o);

@@ -8,28 +8,15 @@
  * that registry and fills a bench_entry per implementation (dtype, bytes
  * per element, `impl` pointing to its own registry entry, and `check` and
  * `time` hooks that adapt its signature to an nl_bench_data), then add one
- * line to `kinds` below.  The run, the table and the CSV need no change. */
+ * line to `kinds` below.  The run, the table and the CSV need no change.
+ * A kind asks what the options select through bench_select.c, never
+ * through this file: the table calls the kinds, not the other way. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/bench.h"
 #include "cli/options.h"
 #include "opencl/measure.h"
-
-int bench_listed(const char *list, const char *name)
-{
-    if (!list)
-        return 1;
-    size_t len = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        if (n == len && !strncmp(p, name, n))
-            return 1;
-        p += n + (comma != NULL);
-    }
-    return 0;
-}
 
 /* ------------------------------------------------------------ the kinds */
 
@@ -106,11 +93,6 @@ static const struct {
     {bench_fused_entries, bench_fused_knows},
     {bench_backward_entries, bench_backward_knows},
 };
-
-int bench_wants_dtype(const bench_options *o, int dt)
-{
-    return o->dtypes ? (o->dtypes >> dt) & 1 : dt == NL_DT_F32;
-}
 
 size_t bench_collect(const bench_options *o, bench_entry *out, size_t max)
 {

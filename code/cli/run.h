@@ -2,11 +2,12 @@
  *
  * `normlab run IMPL --x X --gamma G ... --out Y` reads arrays, runs one
  * implementation, writes arrays. A mode is what it runs: the forward pass
- * (run.c), and, in later chapters, fused residual-add + norm or the
- * backward pass. A mode names the extra files it reads and writes; the
- * option parser, the file formats, the checks that nothing is overwritten
- * and the dtype handling are shared. To add one: a file code/cli/run_NAME.c
- * defining a run_mode, and one line in run_modes.def. */
+ * (run_forward.c), and, in later chapters, fused residual-add + norm or
+ * the backward pass. A mode names the extra files it reads and writes; the
+ * option parser, reading the files and the checks that nothing is
+ * overwritten (run.c), and the inputs' dtype and writing outputs
+ * (run_io.c) are shared. To add one: a file code/cli/run_NAME.c defining a
+ * run_mode, and one line in run_modes.def. */
 #ifndef NL_RUN_H
 #define NL_RUN_H
 
@@ -42,7 +43,8 @@ struct run_ctx {
     int n_out;
 };
 
-/* The input array read for option `name` ("x", "gamma", "residual"), or
+/* run_io.c: what a mode reads and writes through.
+ * The input array read for option `name` ("x", "gamma", "residual"), or
  * NULL when the option was not given. */
 nl_array *run_input(run_ctx *ctx, const char *name);
 const char *run_input_path(run_ctx *ctx, const char *name);
@@ -62,14 +64,15 @@ int run_fail(const char *fmt, ...)
 #endif
     ;
 
-#define RUN_MODE(var) extern const run_mode var;
-#include "run_modes.def"
-#undef RUN_MODE
-
 /* Whether the output option `output` ("out-dx") was given. */
 int run_given(const run_ctx *ctx, const char *output);
 /* Input `name` holds float32 of exactly this shape (ndim 1: d values;
  * ndim 2: rows x d); else a message naming file and problem, and 2. */
 int run_check_f32(run_ctx *ctx, const char *name, size_t ndim, size_t rows, size_t d);
+
+/* The modes, each in its own file; run.c picks one. */
+#define RUN_MODE(var) extern const run_mode var;
+#include "run_modes.def"
+#undef RUN_MODE
 
 #endif
