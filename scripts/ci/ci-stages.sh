@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # ci-stages.sh [STAGE...] — the CI stages after `make test WERROR=1`:
+#   cycles    make cycles-check          no two files under code/ call or include each
+#                                        other in a loop (the normal build's objects)
 #   san       make test SAN=1            ASan + UBSan, every suite (build-san/)
 #   clang     make CC=clang test         the other compiler, warnings as errors (build-clang/)
 #   memcheck  make memcheck              every suite under valgrind, OpenCL hidden
@@ -33,11 +35,12 @@ cd "$(dirname "$0")/../.."
 jobs=${NL_CI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 [ "$jobs" -gt 2 ] && jobs=2   # the CI machine's budget: 2 cores
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(san clang memcheck cross grading book fuzz web)
+[ ${#stages[@]} -gt 0 ] || stages=(cycles san clang memcheck cross grading book fuzz web)
 
 ocl=${NL_CI_REQUIRE_OPENCL:-1}
 run_stage() {
     case $1 in
+        cycles)   make -j"$jobs" cycles-check ;;
         san)      NORMLAB_REQUIRE_OPENCL=$ocl make -j"$jobs" test SAN=1 WERROR=1 ;;
         clang)    scripts/setup/deps.sh clang &&
                   NORMLAB_REQUIRE_OPENCL=$ocl make -j"$jobs" CC=clang BUILD=build-clang test WERROR=1 ;;
