@@ -3,8 +3,9 @@
  * bench, opencl). One runner for all of them, so each gets the same
  * guards: a hang is killed after a time limit, an absurd allocation fails
  * under an address-space cap instead of taking the machine down, and
- * NL_CLI_WRAPPER (`make memcheck` sets it to valgrind) prefixes every run,
- * so the program's own memory errors and leaks fail the test. */
+ * NL_CLI_WRAPPER (`make memcheck MEMCHECK_CLI=1` sets it to valgrind)
+ * prefixes every run, so the program's own memory errors and leaks fail
+ * the test. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
