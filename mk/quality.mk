@@ -68,7 +68,7 @@ $(CROSS_SYSROOT)/.complete:
 # normlab.aarch64 and normlab becomes a script that runs it under qemu.
 cross-build: $(CROSS_SYSROOT)/.complete
 	@mkdir -p $(CROSS_BUILD)/no-opencl-vendors
-	$(CROSS_MAKE) build
+	+$(CROSS_MAKE) build
 	@if head -c4 $(CROSS_BUILD)/normlab | grep -q ELF; then \
 	    mv -f $(CROSS_BUILD)/normlab $(CROSS_BUILD)/normlab.aarch64; \
 	    printf '#!/bin/sh\n# runs the aarch64 normlab under qemu (made by make cross-build)\nexec %s "$$(dirname "$$0")/normlab.aarch64" "$$@"\n' \

@@ -56,10 +56,11 @@ nl_eps_status nl_eps_find(const cJSON *root, const char *const *names,
             double v;
             if (!nl_json_number(item, &v)) {
                 if (cJSON_IsString(item))
-                    nl_set_error("key '%s' is a string (\"%.40s\"), expected a number: eps is written "
-                                 "without quotes", key, item->valuestring);
+                    nl_set_error("key '%s' is a string (\"%.40s\"), expected a number: "
+                                 "eps is written without quotes", key, item->valuestring);
                 else
-                    nl_set_error("key '%s' is %s, expected a number (eps)", key, nl_json_kind(item));
+                    nl_set_error("key '%s' is %s, expected a number (eps)", key,
+                                 nl_json_kind(item));
                 return NL_EPS_BAD;
             }
             if (!(v > 0.0) || isinf(v)) {
