@@ -5,7 +5,19 @@
  *
  * Every rank draws the same data from the seed (as if the layer before had
  * left each rank its slice) and keeps its own part; rank 0 gathers the
- * output after the timed steps, only to check it. */
+ * output after the timed steps, only to check it.
+ *
+ * --dtype bf16 stores x and y in bf16, as a model's activations are: x is
+ * the same float data rounded to bf16, and each rank holds its slice as
+ * bf16 bits. A step widens the slice to float (exact) and from there runs
+ * exactly the f32 step: the same statistics in the same precision, the
+ * same collective with the same bytes, the same output in float; then it
+ * rounds y to bf16, once, at the end. That is chapter 8's one-cast order
+ * (torch's LayerNorm on bf16, GemmaRMSNorm), with gamma and beta kept in
+ * float. The check is against the serial double reference on the same
+ * bf16-rounded x, in ulps of bf16 (nl_half_ulp_error). */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +28,13 @@
 /* The output is computed in double from exact statistics and rounded once
  * to float: half an ulp of |y| < 8 is 4.8e-7. */
 #define NL_MPI_TOL 1e-6
+/* bf16, in ulps of bf16 at the exact value: the float y is within about
+ * 1e-6 relative of the exact y, some 2^-16 of a bf16 spacing, so its one
+ * rounding is that of the exact value but within a hair of a halfway
+ * point: at most 0.5 ulp and a hair (chapter 8: the one-cast orders reach
+ * 0.5). The tolerance is the 1 ulp chapter 8's registry states for them;
+ * a second rounding could reach 1.5, a wrong statistic far more. */
+#define NL_MPI_TOL_ULP 1.0
 
 /* What this rank owns: rows [rows.start, +count) x columns [cols.start, +count). */
 typedef struct {
@@ -27,10 +46,12 @@ typedef struct {
 typedef struct {
     float *x, *gamma, *beta;   /* the whole problem, the same on every rank */
     float *xs, *ys;            /* this rank's slice: rows.count x cols.count */
+    uint16_t *xs16, *ys16;     /* bf16: the slice as stored; xs, ys its widened copy */
     nl_row_scale *scale;
     nl_mpi_partials_buf part;
     double *compute, *comm;    /* seconds per timed step */
-    float *y;                  /* rank 0: the gathered output */
+    float *y;                  /* rank 0: the gathered output (f32) */
+    uint16_t *y16;             /* rank 0: the gathered output (bf16) */
     double *ref;               /* rank 0: the reference */
 } buffers;
 
@@ -48,6 +69,11 @@ static int alloc_all(const nl_mpi_options *o, const layout *l, buffers *b)
     b->beta = zalloc(o->d, sizeof(float));
     b->xs = zalloc(mine, sizeof(float));
     b->ys = zalloc(mine, sizeof(float));
+    int half = o->dtype == NL_DT_BF16;
+    if (half) {
+        b->xs16 = zalloc(mine, sizeof(uint16_t));
+        b->ys16 = zalloc(mine, sizeof(uint16_t));
+    }
     b->scale = zalloc(l->rows.count, sizeof(nl_row_scale));
     b->compute = zalloc(o->repeat, sizeof(double));
     b->comm = zalloc(o->repeat, sizeof(double));
@@ -55,10 +81,14 @@ static int alloc_all(const nl_mpi_options *o, const layout *l, buffers *b)
                       : o->method_chan        ? NL_MPI_CHAN : NL_MPI_SUMS;
     int ok = nl_mpi_partials_alloc(&b->part, kind, l->rows.count) == NL_OK;
     if (l->rank == 0) {
-        b->y = zalloc(n, sizeof(float));
+        if (half)
+            b->y16 = zalloc(n, sizeof(uint16_t));
+        else
+            b->y = zalloc(n, sizeof(float));
         b->ref = zalloc(n, sizeof(double));
-        ok = ok && b->y && b->ref;
+        ok = ok && (half ? b->y16 != NULL : b->y != NULL) && b->ref;
     }
+    ok = ok && (!half || (b->xs16 && b->ys16));
     return ok && b->x && b->gamma && b->beta && b->xs && b->ys && b->scale && b->compute &&
            b->comm;
 }
@@ -67,6 +97,7 @@ static void free_all(buffers *b)
 {
     free(b->x), free(b->gamma), free(b->beta), free(b->xs), free(b->ys), free(b->scale);
     free(b->compute), free(b->comm), free(b->y), free(b->ref);
+    free(b->xs16), free(b->ys16), free(b->y16);
     nl_mpi_partials_free(&b->part);
 }
 
@@ -76,6 +107,9 @@ static void draw(const nl_mpi_options *o, const layout *l, buffers *b)
     nl_pyrandom_seed(&rng, o->seed);
     for (size_t i = 0; i < o->rows * o->d; i++)
         b->x[i] = (float)nl_pyrandom_gauss(&rng, o->mean, o->std);
+    if (o->dtype == NL_DT_BF16)   /* the data as bf16; x keeps it widened, for the reference */
+        for (size_t i = 0; i < o->rows * o->d; i++)
+            b->x[i] = nl_bf16_to_float(nl_bf16_from_float(b->x[i]));
     for (size_t i = 0; i < o->d; i++) {
         b->gamma[i] = (float)nl_pyrandom_gauss(&rng, 1.0, 0.1);
         b->beta[i] = (float)nl_pyrandom_gauss(&rng, 0.0, 0.1);
@@ -83,6 +117,11 @@ static void draw(const nl_mpi_options *o, const layout *l, buffers *b)
     for (size_t r = 0; r < l->rows.count; r++)
         memcpy(b->xs + r * l->cols.count, b->x + (l->rows.start + r) * o->d + l->cols.start,
                l->cols.count * sizeof(float));
+    if (o->dtype == NL_DT_BF16) {   /* the rank keeps only the bf16 bits */
+        for (size_t i = 0; i < l->rows.count * l->cols.count; i++)
+            b->xs16[i] = nl_bf16_from_float(b->xs[i]);
+        memset(b->xs, 0, l->rows.count * l->cols.count * sizeof(float));
+    }
 }
 
 // @snippet mpi-step
@@ -93,6 +132,10 @@ static void step(const nl_mpi_options *o, const layout *l, buffers *b, double *c
     size_t dk = l->cols.count;
     MPI_Barrier(MPI_COMM_WORLD);   /* every rank starts the step together */
     double t0 = MPI_Wtime();
+    size_t mine = l->rows.count * dk;
+    if (b->xs16)   /* bf16: widen the stored slice, exactly */
+        for (size_t i = 0; i < mine; i++)
+            b->xs[i] = nl_bf16_to_float(b->xs16[i]);
     nl_mpi_partials(&b->part, b->xs, dk);
     double t1 = MPI_Wtime();
     if (l->exchange) {
@@ -105,21 +148,29 @@ static void step(const nl_mpi_options *o, const layout *l, buffers *b, double *c
     nl_mpi_apply(b->scale, b->xs, b->gamma + l->cols.start,
                  o->norm == NL_LAYERNORM ? b->beta + l->cols.start : NULL,
                  l->rows.count, dk, b->ys);
+    if (b->ys16)   /* bf16: the one rounding, of the float output */
+        for (size_t i = 0; i < mine; i++)
+            b->ys16[i] = nl_bf16_from_float(b->ys[i]);
     double t3 = MPI_Wtime();
     *compute = (t1 - t0) + (t3 - t2);
     *comm = t2 - t1;
 }
 // @end
 
-/* Rank 0 collects every rank's slice into y (rows x d, row-major). */
+/* Rank 0 collects every rank's slice into y (rows x d, row-major): the
+ * float ys into y, or for bf16 the bf16 ys16 into y16, half the bytes. */
 static void gather(const nl_mpi_options *o, const layout *l, buffers *b)
 {
     int *counts = NULL, *displs = NULL;
-    float *blocks = NULL;
+    unsigned char *blocks = NULL;
+    int half = o->dtype == NL_DT_BF16;
+    size_t size = half ? sizeof(uint16_t) : sizeof(float);
+    const void *mine = half ? (const void *)b->ys16 : (const void *)b->ys;
+    unsigned char *y = half ? (unsigned char *)b->y16 : (unsigned char *)b->y;
     if (l->rank == 0) {
         counts = zalloc((size_t)l->ranks, sizeof(int));
         displs = zalloc((size_t)l->ranks, sizeof(int));
-        blocks = zalloc(o->rows * o->d, sizeof(float));
+        blocks = zalloc(o->rows * o->d, size);
         if (!counts || !displs || !blocks)
             MPI_Abort(MPI_COMM_WORLD, 1);
         size_t at = 0;
@@ -131,8 +182,9 @@ static void gather(const nl_mpi_options *o, const layout *l, buffers *b)
             at += n;
         }
     }
-    MPI_Gatherv(b->ys, (int)(l->rows.count * l->cols.count), MPI_FLOAT, blocks, counts, displs,
-                MPI_FLOAT, 0, MPI_COMM_WORLD);
+    MPI_Datatype type = half ? MPI_UINT16_T : MPI_FLOAT;
+    MPI_Gatherv(mine, (int)(l->rows.count * l->cols.count), type, blocks, counts, displs, type, 0,
+                MPI_COMM_WORLD);
     if (l->rank == 0) {
         /* Rank k's block is rows x its columns; put each row piece in place. */
         for (int k = 0; k < l->ranks; k++) {
@@ -141,8 +193,8 @@ static void gather(const nl_mpi_options *o, const layout *l, buffers *b)
             nl_shard r = l->exchange ? (nl_shard){0, o->rows}
                                      : nl_shard_of(o->rows, (size_t)l->ranks, (size_t)k);
             for (size_t i = 0; i < r.count; i++)
-                memcpy(b->y + (r.start + i) * o->d + c.start,
-                       blocks + displs[k] + i * c.count, c.count * sizeof(float));
+                memcpy(y + ((r.start + i) * o->d + c.start) * size,
+                       blocks + ((size_t)displs[k] + i * c.count) * size, c.count * size);
         }
     }
     free(counts), free(displs), free(blocks);
@@ -150,11 +202,11 @@ static void gather(const nl_mpi_options *o, const layout *l, buffers *b)
 
 /* 64-bit FNV-1a of the output's bytes: two runs agree bit for bit exactly
  * when their fingerprints do (up to a 2^-64 accident). */
-static unsigned long long fingerprint(const float *y, size_t n)
+static unsigned long long fingerprint(const void *y, size_t bytes)
 {
     unsigned long long h = 1469598103934665603ULL;
-    const unsigned char *p = (const unsigned char *)y;
-    for (size_t i = 0; i < n * sizeof(float); i++)
+    const unsigned char *p = y;
+    for (size_t i = 0; i < bytes; i++)
         h = (h ^ p[i]) * 1099511628211ULL;
     return h;
 }
@@ -170,6 +222,10 @@ static int report(const nl_mpi_options *o, const layout *l, buffers *b)
            l->ranks == 1 ? "" : "s", narrowest.count, widest.count);
     printf("data: Gaussian, mean %g, std %g, seed %llu; eps %g\n", o->mean, o->std,
            (unsigned long long)o->seed, o->eps);
+    int half = o->dtype == NL_DT_BF16;
+    if (half)   /* (f32 prints no such line: its report stays as it was) */
+        printf("storage: x and y in bf16, widened to float for the statistics, y rounded "
+               "once; output gathered: %zu B per row\n", o->d * sizeof(uint16_t));
     if (l->exchange) {
         size_t bytes = nl_mpi_stats_bytes(b->part.kind);
         printf("statistics: %s, %zu B per row from each rank\n", nl_mpi_stats_what(b->part.kind),
@@ -181,11 +237,25 @@ static int report(const nl_mpi_options *o, const layout *l, buffers *b)
     }
 
     nl_reference(o->norm, b->x, b->gamma, b->beta, o->eps, o->rows, o->d, b->ref);
-    double err = nl_max_abs_diff(b->y, b->ref, n);
-    int ok = err <= NL_MPI_TOL;   /* false for NaN too */
-    printf("max error: %.3g (tol %.0e)%s\n", err, NL_MPI_TOL,
-           ok ? "" : "  ABOVE TOL: the row statistics are wrong");
-    printf("fingerprint: %016llx\n", fingerprint(b->y, n));
+    double err;
+    int ok;
+    if (half) {
+        err = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double u = nl_half_ulp_error(NL_DT_BF16, b->y16[i], b->ref[i]);
+            err = u > err || isnan(u) ? u : err;
+        }
+        ok = err <= NL_MPI_TOL_ULP;   /* false for NaN too */
+        printf("max error: %.3g ulp of bf16 (tol %g ulp)%s\n", err, NL_MPI_TOL_ULP,
+               ok ? "" : "  ABOVE TOL: the row statistics are wrong");
+    } else {
+        err = nl_max_abs_diff(b->y, b->ref, n);
+        ok = err <= NL_MPI_TOL;   /* false for NaN too */
+        printf("max error: %.3g (tol %.0e)%s\n", err, NL_MPI_TOL,
+               ok ? "" : "  ABOVE TOL: the row statistics are wrong");
+    }
+    printf("fingerprint: %016llx\n", half ? fingerprint(b->y16, n * sizeof(uint16_t))
+                                          : fingerprint(b->y, n * sizeof(float)));
 
     nl_stats c = nl_summarize(b->compute, o->repeat), m = nl_summarize(b->comm, o->repeat);
     double per_row = o->rows ? 1e9 / (double)o->rows : 0.0;

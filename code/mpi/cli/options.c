@@ -13,7 +13,7 @@
 
 static const char usage_text[] =
     "usage: mpirun -np P normlab-mpi --norm ln|rms --rows R --d D --shard hidden|rows\n"
-    "                   [--method sums|chan] [--dtype f32] [--mean M] [--std S]\n"
+    "                   [--method sums|chan] [--dtype f32|bf16] [--mean M] [--std S]\n"
     "                   [--seed N] [--eps E] [--repeat N]\n"
     "\n"
     "Normalises R rows of width D split over the P ranks: each owns a slice of\n"
@@ -27,7 +27,14 @@ static const char usage_text[] =
     "  --method sums|chan  LayerNorm over a split row: (sum, sum of squares) in float\n"
     "                      with MPI_SUM, or (n, mean, M2) merged by the Chan MPI_Op\n"
     "                      (default chan). RMSNorm always sends its sum of squares.\n"
-    "  --dtype f32         storage type of x and y (bf16 not built yet)\n"
+    "  --dtype f32|bf16    storage type of x and y (default f32). bf16: every rank\n"
+    "                      holds its slice of x in bf16 (the same data rounded to\n"
+    "                      bf16), widens it to float, computes and combines the\n"
+    "                      statistics exactly as for f32, normalises, and rounds y\n"
+    "                      to bf16 once at the end (chapter 8's one-cast order).\n"
+    "                      The error is then against the double reference on the\n"
+    "                      same bf16 inputs, in ulps of bf16 (tol 1 ulp); the bytes\n"
+    "                      of the statistics are the same, those of x and y half.\n"
     "  --mean M --std S    the data: Gaussian of mean M (default 0), std S (default 1)\n"
     "  --seed N            random seed (default 1); --eps E (default 1e-5)\n"
     "  --repeat N          timed steps (default 5, at most 100000)\n"
@@ -104,10 +111,12 @@ static int take(const char *name, const char *v, nl_mpi_options *o, int speak)
         }
         complain(speak, "--method must be sums or chan, got '%s'", v);
     } else if (!strcmp(name, "--dtype")) {
-        if (!strcmp(v, "f32"))
+        if (!strcmp(v, "f32") || !strcmp(v, "bf16")) {
+            o->dtype = v[0] == 'f' ? NL_DT_F32 : NL_DT_BF16;
             return 1;
-        complain(speak, "--dtype must be f32, got '%s' (bf16 storage is not built into "
-                        "normlab-mpi yet)", v);
+        }
+        complain(speak, "--dtype must be f32 or bf16, got '%s'%s", v,
+                 !strcmp(v, "f16") ? " (fp16 storage is not built into normlab-mpi)" : "");
     } else if (!strcmp(name, "--mean")) {
         if (parse_real(v, &o->mean))
             return 1;
@@ -139,7 +148,7 @@ static const char *const valued[] = {"--norm", "--rows", "--d", "--shard", "--me
 
 int nl_mpi_parse(int argc, char **argv, int speak, nl_mpi_options *o)
 {
-    *o = (nl_mpi_options){.eps = 1e-5, .std = 1.0, .seed = 1, .repeat = 5};
+    *o = (nl_mpi_options){.dtype = NL_DT_F32, .eps = 1e-5, .std = 1.0, .seed = 1, .repeat = 5};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {

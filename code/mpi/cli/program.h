@@ -17,6 +17,7 @@ typedef struct {
     size_t rows, d;
     int shard_rows;    /* 1: --shard rows, 0: --shard hidden */
     int method_chan;   /* LayerNorm over a split row: 1 chan, 0 sums */
+    nl_dtype dtype;    /* NL_DT_F32 or NL_DT_BF16: how x and y are stored */
     double mean, std, eps;
     uint64_t seed;
     size_t repeat;
