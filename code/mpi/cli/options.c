@@ -13,8 +13,8 @@
 
 static const char usage_text[] =
     "usage: mpirun -np P normlab-mpi --norm ln|rms --rows R --d D --shard hidden|rows\n"
-    "                   [--method sums|chan] [--dtype f32|bf16] [--mean M] [--std S]\n"
-    "                   [--seed N] [--eps E] [--repeat N]\n"
+    "                   [--method sums|chan] [--dtype f32|bf16]\n"
+    "                   [--mean M] [--std S] [--seed N] [--eps E] [--repeat N]\n"
     "\n"
     "Normalises R rows of width D split over the P ranks: each owns a slice of\n"
     "the columns (--shard hidden, tensor parallelism) or of the rows (--shard rows),\n"
