@@ -25,6 +25,10 @@ const char *nl_isa_unavailable(unsigned requires);
  * contiguous blocks, sizes differing by at most one, in thread order. */
 void nl_row_block(size_t rows, size_t nthreads, size_t t, size_t *begin,
                   size_t *end);
+/* threads.c: fn over OpenMP threads, nl_row_block's rows to each; the
+ * bits of fn for every thread count (chapter 9's QK-norm kernel uses it). */
+int nl_forward_omp_rows(nl_forward_fn fn, const float *x, const float *gamma,
+                        const float *beta, float eps, size_t rows, size_t d, float *y);
 
 /* sum of x[i]^2 over n floats, with several vector accumulators
  * (exercise 06); 0 for n == 0. */

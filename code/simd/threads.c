@@ -13,8 +13,8 @@
 #include "simd/simd.h"
 
 // @snippet thread-omp-rows
-static int omp_rows(nl_forward_fn fn, const float *x, const float *gamma,
-                    const float *beta, float eps, size_t rows, size_t d, float *y)
+int nl_forward_omp_rows(nl_forward_fn fn, const float *x, const float *gamma,
+                       const float *beta, float eps, size_t rows, size_t d, float *y)
 {
     int rc = 0;
 #pragma omp parallel if (rows > 1) reduction(min : rc)
@@ -36,13 +36,13 @@ static int omp_rows(nl_forward_fn fn, const float *x, const float *gamma,
 int nl_layernorm_omp(const float *x, const float *gamma, const float *beta,
                      float eps, size_t rows, size_t d, float *y)
 {
-    return omp_rows(nl_layernorm_best, x, gamma, beta, eps, rows, d, y);
+    return nl_forward_omp_rows(nl_layernorm_best, x, gamma, beta, eps, rows, d, y);
 }
 
 int nl_rmsnorm_omp(const float *x, const float *gamma, const float *beta,
                    float eps, size_t rows, size_t d, float *y)
 {
-    return omp_rows(nl_rmsnorm_best, x, gamma, beta, eps, rows, d, y);
+    return nl_forward_omp_rows(nl_rmsnorm_best, x, gamma, beta, eps, rows, d, y);
 }
 
 #if defined(__x86_64__)
@@ -51,12 +51,12 @@ int nl_rmsnorm_omp(const float *x, const float *gamma, const float *beta,
 int nl_layernorm_avx512_nt_omp(const float *x, const float *gamma, const float *beta,
                                float eps, size_t rows, size_t d, float *y)
 {
-    return omp_rows(nl_layernorm_avx512_nt, x, gamma, beta, eps, rows, d, y);
+    return nl_forward_omp_rows(nl_layernorm_avx512_nt, x, gamma, beta, eps, rows, d, y);
 }
 
 int nl_rmsnorm_avx512_nt_omp(const float *x, const float *gamma, const float *beta,
                              float eps, size_t rows, size_t d, float *y)
 {
-    return omp_rows(nl_rmsnorm_avx512_nt, x, gamma, beta, eps, rows, d, y);
+    return nl_forward_omp_rows(nl_rmsnorm_avx512_nt, x, gamma, beta, eps, rows, d, y);
 }
 #endif
