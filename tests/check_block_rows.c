@@ -19,12 +19,7 @@ START_TEST(row_bits_do_not_depend_on_the_call)
     const nl_impl *impl = nl_find_impl(kernels[_i]);
     if (!impl)
         NL_SKIP("rmsnorm_rows_* are built for x86-64 only");
-    const char *why = nl_impl_unavailable(impl);
-    if (why) {
-        char msg[256];
-        nl_skip_reason(msg, sizeof msg, impl->name, why);
-        NL_SKIP(msg);
-    }
+    NL_SKIP_UNLESS_RUNS(impl->name, impl->requires, nl_impl_unavailable(impl));
     /* 4099 rows of 128: past L2 (streams), 1024 batches and a tail of 3;
      * then 7 rows of 37 (no streaming: rows not 64-byte aligned). */
     const struct { size_t rows, d; } shapes[] = {{4099, 128}, {7, 37}, {9, 64}};

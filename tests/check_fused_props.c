@@ -39,16 +39,7 @@ static const nl_fused_impl *fused_at(size_t i)
 
 #define FUSED_OR_SKIP(var, i)                                               \
     const nl_fused_impl *var = fused_at(i);                                 \
-    do {                                                                    \
-        const char *why_ = nl_fused_unavailable(var);                       \
-        if (why_) {                                                         \
-            if ((var->requires & NL_REQ_OPENCL) && nl_opencl_required())    \
-                ck_abort_msg("%s: NORMLAB_REQUIRE_OPENCL=1 but %s", var->name, why_); \
-            char msg_[256];                                                 \
-            nl_skip_reason(msg_, sizeof msg_, var->name, why_);             \
-            NL_SKIP(msg_);                                                  \
-        }                                                                   \
-    } while (0)
+    NL_SKIP_UNLESS_RUNS(var->name, var->requires, nl_fused_unavailable(var))
 
 /* One problem: inputs, and what the unfused pair makes of them. */
 typedef struct {

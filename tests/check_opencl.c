@@ -19,16 +19,10 @@
 #include "harness.h"
 #include "opencl/internal.h"
 
-static int opencl_required(void)
-{
-    const char *v = getenv("NORMLAB_REQUIRE_OPENCL");
-    return v && strcmp(v, "1") == 0;
-}
-
 #define NEED_OPENCL()                                                          \
     do {                                                                       \
         const char *why = nl_opencl_unavailable();                             \
-        if (why && opencl_required())                                          \
+        if (why && nl_opencl_required())                                          \
             ck_abort_msg("NORMLAB_REQUIRE_OPENCL=1 but OpenCL is unusable: %s", \
                          why);                                                 \
         if (why)                                                               \

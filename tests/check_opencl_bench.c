@@ -31,8 +31,7 @@ static int opencl_here(void)
     nl_run_normlab(&r, args, NULL);
     if (r.exited && r.code == 0)
         return 1;
-    const char *req = getenv("NORMLAB_REQUIRE_OPENCL");
-    if (req && !strcmp(req, "1"))
+    if (nl_opencl_required())
         ck_abort_msg("NORMLAB_REQUIRE_OPENCL=1 but `normlab devices` failed: %s", r.err);
     static char why[512];
     snprintf(why, sizeof why, "no OpenCL device: %.400s", r.err);
