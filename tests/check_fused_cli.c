@@ -2,6 +2,7 @@
  * what it is asked, checks before it times, and refuses bad input with a
  * message and exit status 2.  (No timing is asserted: speed is the
  * bench's output, not a test's.) */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,9 @@ END_TEST
 START_TEST(run_residual_mode)
 {
     const char *x = "tests/fixtures/npy/x-2x4-f32.npy", *g = "tests/fixtures/npy/gamma-4-f32.npy";
-    const char *y = "build/check-fused-run-y.npy", *r2 = "build/check-fused-run-r.npy";
+    char y[PATH_MAX], r2[PATH_MAX];
+    nl_scratch_path(y, sizeof y, "run-y.npy");
+    nl_scratch_path(r2, sizeof r2, "run-r.npy");
     nl_run_result r;
     const char *args[] = {"run", "fused_add_rmsnorm", "--x", x, "--residual", x, "--gamma", g,
                           "--out", y, "--residual-out", r2, "--force", NULL};

@@ -1,8 +1,10 @@
 /* harness.c — main() for every suite, skip accounting, and test data. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include "harness.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,43 @@
 #include <unistd.h>
 
 static char skip_path[256];
+static char scratch_dir[256];
+
+/* Made in main(), before any test forks, so every test of the suite sees
+ * the same folder; removed when the suite ends. A fresh clone has no
+ * build/ until a plain `make`, and two builds (SAN=1, CC=clang) share the
+ * tree: a test's files belong in a folder of its own, not in one another
+ * build made. */
+const char *nl_scratch_dir(void)
+{
+    ck_assert_msg(scratch_dir[0], "the suite's scratch folder could not be made (see above)");
+    return scratch_dir;
+}
+
+const char *nl_scratch_path(char *buf, size_t size, const char *name)
+{
+    int n = snprintf(buf, size, "%s/%s", nl_scratch_dir(), name);
+    ck_assert_msg(n > 0 && (size_t)n < size, "scratch path for %s is too long", name);
+    return buf;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void make_scratch(const char *suite)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(scratch_dir, sizeof scratch_dir, "%s/normlab-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp",
+             suite ? suite : "suite");
+    if (!mkdtemp(scratch_dir)) {
+        fprintf(stderr, "cannot make a scratch folder %s: %s\n", scratch_dir, strerror(errno));
+        scratch_dir[0] = '\0';
+    }
+}
 
 void nl_record_skip(const char *test, const char *reason)
 {
@@ -56,6 +95,7 @@ static int count_and_print_skips(void)
 int main(void)
 {
     Suite *s = nl_suite();
+    make_scratch(getenv("NL_SUITE_NAME"));
     snprintf(skip_path, sizeof skip_path, "/tmp/normlab-skips-%ld", (long)getpid());
     unlink(skip_path);
 
@@ -68,6 +108,8 @@ int main(void)
 
     int skipped = count_and_print_skips();
     unlink(skip_path);
+    if (scratch_dir[0])
+        nftw(scratch_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
     int passed = run - failed - skipped;
     printf("suite %s: %d passed, %d failed, %d skipped\n",
            name ? name : "?", passed, failed, skipped);

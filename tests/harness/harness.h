@@ -89,6 +89,12 @@ const nl_impl *nl_impl_at(size_t i);
 int nl_opencl_required(void);
 void nl_skip_reason(char *buf, size_t n, const char *impl, const char *why);
 
+/* The suite's own scratch folder (a mkdtemp under $TMPDIR or /tmp, made
+ * before the tests run and removed after): tests write there, never into
+ * build/ or the source tree. nl_scratch_path writes DIR/NAME into buf. */
+const char *nl_scratch_dir(void);
+const char *nl_scratch_path(char *buf, size_t size, const char *name);
+
 /* ------------------------------------------------ checks.c: shared checks */
 
 /* The eps every property suite uses unless a test says otherwise: the
