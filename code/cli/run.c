@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -73,13 +74,22 @@ static int is_input(const run_mode *m, const char *name)
     return 0;
 }
 
-/* The mode that owns file option `name`, or NULL. */
-static const run_mode *owner_of(const char *name)
+/* "the forward and fused modes": every mode that takes file option
+ * `name` (--out belongs to two), for the message that refuses it. */
+static const char *owners_of(const char *name, char *buf, size_t size)
 {
+    size_t n = 0, len = 0;
+    const run_mode *own[NMODES];
     for (size_t i = 0; i < NMODES; i++)
         if (is_input(modes[i], name) || is_output(modes[i], name))
-            return modes[i];
-    return NULL;
+            own[n++] = modes[i];
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " and ",
+                                own[i]->name);
+    if (len < size)
+        snprintf(buf + len, size - len, n > 1 ? " modes" : " mode");
+    return buf;
 }
 
 /* FILE.safetensors[:TENSOR] or FILE.npy */
@@ -200,8 +210,10 @@ static int parse(int argc, char **argv, run_ctx *ctx)
             ctx->out_name[ctx->n_out] = names[k];
             ctx->out_path[ctx->n_out++] = paths[k];
         } else {
-            return run_fail("--%s belongs to the %s mode of run, not to %s", names[k],
-                            owner_of(names[k])->name, ctx->mode->name);
+            char owners[128];
+            return run_fail("--%s belongs to the %s of run, not to the %s mode (selected by "
+                            "--%s)", names[k], owners_of(names[k], owners, sizeof owners),
+                            ctx->mode->name, ctx->mode->trigger ? ctx->mode->trigger : "default");
         }
     }
     if (!run_input(ctx, "x") || !run_input(ctx, "gamma"))
@@ -209,6 +221,42 @@ static int parse(int argc, char **argv, run_ctx *ctx)
     if (ctx->n_out == 0)
         return run_fail("no output file given (--%s)", ctx->mode->outputs[0]);
     return 0;
+}
+
+/* Two output paths name one file when they resolve to the same inode (an
+ * existing file) or to the same name in the same folder (a new one):
+ * "same.npy" and "./same.npy", or a hard link, are one file. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    const char *na = strrchr(a, '/'), *nb = strrchr(b, '/');
+    const char *base_a = na ? na + 1 : a, *base_b = nb ? nb + 1 : b;
+    if (strcmp(base_a, base_b) != 0)
+        return 0;
+    char da[4096], db[4096];
+    snprintf(da, sizeof da, "%.*s", na ? (int)(na - a) + 1 : 1, na ? a : ".");
+    snprintf(db, sizeof db, "%.*s", nb ? (int)(nb - b) + 1 : 1, nb ? b : ".");
+    return stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* Moves every staged output into place, or, when the mode failed, none. */
+static int finish_outputs(run_ctx *ctx, int rc)
+{
+    for (int i = 0; i < ctx->n_out && rc == 0; i++)
+        if (ctx->staged[i] && nl_output_check(ctx->out_path[i], ctx->force) != NL_OK)
+            rc = run_fail("--%s %s", ctx->out_name[i], nl_last_error());
+    for (int i = 0; i < ctx->n_out; i++) {
+        if (rc == 0 && ctx->staged[i] &&
+            nl_npy_commit(ctx->out_path[i], ctx->staged[i], ctx->force) != NL_OK)
+            rc = run_fail("--%s: %s", ctx->out_name[i], nl_last_error());
+        else if (rc != 0 || !ctx->staged[i])
+            nl_npy_discard(ctx->staged[i]);
+        ctx->staged[i] = NULL;
+    }
+    return rc;
 }
 
 int cmd_run(int argc, char **argv)
@@ -219,18 +267,19 @@ int cmd_run(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     /* refuse to overwrite before reading or computing anything */
     for (int i = 0; i < ctx.n_out; i++) {
-        if (!ctx.force && access(ctx.out_path[i], F_OK) == 0)
-            return run_fail("--%s %s exists; not overwritten (--force to replace it)",
-                            ctx.out_name[i], ctx.out_path[i]);
+        if (nl_output_check(ctx.out_path[i], ctx.force) != NL_OK)
+            return run_fail("--%s %s", ctx.out_name[i], nl_last_error());
         for (int k = 0; k < i; k++)
-            if (!strcmp(ctx.out_path[k], ctx.out_path[i]))
-                return run_fail("--%s and --%s name the same file", ctx.out_name[k], ctx.out_name[i]);
+            if (same_file(ctx.out_path[k], ctx.out_path[i]))
+                return run_fail("--%s %s and --%s %s name the same file", ctx.out_name[k],
+                                ctx.out_path[k], ctx.out_name[i], ctx.out_path[i]);
     }
     for (int i = 0; i < ctx.n_in && rc == 0; i++)
         if (read_input(ctx.in_path[i], &ctx.in[i]) != NL_OK)
             rc = run_fail("--%s: %s", ctx.in_name[i], nl_last_error());
     if (rc == 0)
         rc = ctx.mode->run(&ctx);
+    rc = finish_outputs(&ctx, rc);
     for (int i = 0; i < ctx.n_in; i++)
         nl_array_free(&ctx.in[i]);
     return rc;

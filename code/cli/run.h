@@ -40,6 +40,7 @@ struct run_ctx {
     int n_in;
     const char *out_name[RUN_MAX_FILES];
     const char *out_path[RUN_MAX_FILES];
+    char *staged[RUN_MAX_FILES]; /* written, not yet in place: run.c moves all or none */
     int n_out;
 };
 
@@ -54,7 +55,9 @@ const char *run_input_path(run_ctx *ctx, const char *name);
 int run_input_dtype(run_ctx *ctx, const char *name);
 /* Writes output `name` (an option of the mode) as .npy: elements of `dt`,
  * shape rows x d (1-D when rows is 0). bf16 is written the way x came
- * ('|V2' when x was, else '<u2'). 0, or exit code 2 after a message. */
+ * ('|V2' when x was, else '<u2'). The file is staged beside its path and
+ * put in place by run.c only once the mode has returned 0 and every output
+ * is staged: all outputs or none. 0, or exit code 2 after a message. */
 int run_write(run_ctx *ctx, const char *name, nl_dtype dt, const void *data,
               size_t rows, size_t d);
 /* Prints "normlab run: MESSAGE" to stderr and returns 2. */

@@ -63,9 +63,10 @@ int run_write(run_ctx *ctx, const char *name, nl_dtype dt, const void *data,
               size_t rows, size_t d)
 {
     const char *path = NULL;
+    int slot = 0;
     for (int i = 0; i < ctx->n_out; i++)
         if (!strcmp(ctx->out_name[i], name))
-            path = ctx->out_path[i];
+            path = ctx->out_path[i], slot = i;
     if (!path)
         return 0; /* an output the user did not ask for */
     nl_array a = {
@@ -76,7 +77,9 @@ int run_write(run_ctx *ctx, const char *name, nl_dtype dt, const void *data,
     };
     nl_array *x = run_input(ctx, "x");
     int as_void = x && strchr(x->descr, 'V') != NULL;
-    if (nl_npy_write(path, &a, as_void, ctx->force) != NL_OK)
+    nl_npy_discard(ctx->staged[slot]);
+    ctx->staged[slot] = NULL;
+    if (nl_npy_stage(path, &a, as_void, &ctx->staged[slot]) != NL_OK)
         return run_fail("--%s: %s", name, nl_last_error());
     return 0;
 }

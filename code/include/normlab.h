@@ -465,6 +465,18 @@ int nl_npy_read(const char *path, nl_array *out);
  * "|V2" when bf16_as_void). Refuses an existing file unless `force`; writes
  * to a temporary file and renames, so a failure leaves nothing behind. */
 int nl_npy_write(const char *path, const nl_array *a, int bf16_as_void, int force);
+/* Whether `path` may become an output: nothing there, or (with `force`) a
+ * regular file. A device, a directory, a pipe or a symbolic link (dangling
+ * or not) is refused: renaming over it would replace the node itself. */
+int nl_output_check(const char *path, int force);
+/* nl_npy_write in two steps, for a command with several outputs that
+ * writes all or none: stage writes a complete temporary file beside path
+ * (*staged, its name); commit checks path again and moves the file there
+ * (frees staged, and removes the temporary whatever happens); discard
+ * removes a staged file that will not be committed. */
+int nl_npy_stage(const char *path, const nl_array *a, int bf16_as_void, char **staged);
+int nl_npy_commit(const char *path, char *staged, int force);
+void nl_npy_discard(char *staged);
 /* Reads tensor `tensor` of a .safetensors file (F32, F16, BF16); NULL
  * tensor: the file must hold exactly one. */
 int nl_safetensors_read(const char *path, const char *tensor, nl_array *out);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { HEADER_MAX = 1 << 16 };
@@ -95,6 +96,8 @@ static int parse_shape(cursor *c, nl_array *a)
             return 0;
         }
         c->p = stop;
+        if (c->p < c->end && (*c->p == 'L' || *c->p == 'l'))
+            c->p++; /* Python 2 wrote longs as 4L; numpy still reads them */
         a->shape[a->ndim++] = (size_t)v;
         skip_space(c);
         if (c->p < c->end && *c->p == ',')
@@ -178,23 +181,30 @@ int nl_npy_read(const char *path, nl_array *out)
     size_t got = fread(pre, 1, sizeof pre, f);
     int rc = NL_EARG;
     char *header = NULL;
-    if (got < 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
+    if (got < 6 || memcmp(pre, "\x93NUMPY", 6) != 0) {
         nl_set_error("%s: not a .npy file (it does not start with \\x93NUMPY)", path);
         goto done;
     }
-    unsigned major = pre[6];
+    unsigned major = got > 6 ? pre[6] : 0;
     size_t hlen, start;
-    if (major == 1) {
-        hlen = pre[8] | (size_t)pre[9] << 8;
-        start = 10;
-    } else if ((major == 2 || major == 3) && got == 12) {
-        hlen = pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
-        start = 12;
-    } else {
-        nl_set_error("%s: .npy format version %u.%u is not one this reader knows (1, 2, 3)",
-                     path, major, pre[7]);
+    if (got < 8 || (major != 1 && major != 2 && major != 3)) {
+        if (got < 8)
+            nl_set_error("%s: truncated: %zu bytes, not even a .npy version", path, got);
+        else
+            nl_set_error("%s: .npy format version %u.%u is not one this reader knows (1, 2, 3)",
+                         path, major, pre[7]);
         goto done;
     }
+    start = major == 1 ? 10 : 12;
+    if (got < start) {
+        nl_set_error("%s: truncated: %zu bytes, a version %u.0 .npy needs %zu before its header",
+                     path, got, major, start);
+        goto done;
+    }
+    if (major == 1)
+        hlen = pre[8] | (size_t)pre[9] << 8;
+    else
+        hlen = pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
     if (hlen > HEADER_MAX) {
         nl_set_error("%s: .npy header of %zu bytes is implausibly long", path, hlen);
         goto done;
@@ -205,7 +215,12 @@ int nl_npy_read(const char *path, nl_array *out)
         rc = NL_ENOMEM;
         goto done;
     }
-    if (fseek(f, (long)start, SEEK_SET) != 0 || fread(header, 1, hlen, f) != hlen) {
+    if (fseek(f, (long)start, SEEK_SET) != 0) {
+        nl_set_error("%s: cannot seek (a pipe?): %s; save the array to a file", path,
+                     strerror(errno));
+        goto done;
+    }
+    if (fread(header, 1, hlen, f) != hlen) {
         nl_set_error("%s: truncated inside the .npy header", path);
         goto done;
     }
@@ -247,12 +262,40 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-int nl_npy_write(const char *path, const nl_array *a, int bf16_as_void, int force)
+/* What stands at `path`, for a message: NULL when nothing does or a
+ * regular file does (the two things an output may replace). */
+static const char *not_a_file(const char *path)
 {
-    if (!force && access(path, F_OK) == 0) {
-        nl_set_error("%s: exists; not overwritten (--force to replace it)", path);
+    struct stat st;
+    if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return NULL;
+    if (S_ISLNK(st.st_mode))
+        return access(path, F_OK) == 0 ? "a symbolic link" : "a symbolic link to nothing";
+    return S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device"
+         : S_ISBLK(st.st_mode) ? "a block device" : S_ISFIFO(st.st_mode) ? "a pipe (FIFO)"
+         : S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file";
+}
+
+int nl_output_check(const char *path, int force)
+{
+    const char *what = not_a_file(path);
+    if (what) {
+        /* rename() would put a regular file where a device node or a link
+         * was (as root, --out /dev/null would replace the system's node) */
+        nl_set_error("%s is %s; only a regular file is written or replaced (name a file)",
+                     path, what);
         return NL_EARG;
     }
+    if (!force && access(path, F_OK) == 0) {
+        nl_set_error("%s exists; not overwritten (--force to replace it)", path);
+        return NL_EARG;
+    }
+    return NL_OK;
+}
+
+int nl_npy_stage(const char *path, const nl_array *a, int bf16_as_void, char **staged)
+{
+    *staged = NULL;
     char dict[512];
     int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (",
                      descr_of(a->elem, bf16_as_void));
@@ -278,7 +321,7 @@ int nl_npy_write(const char *path, const nl_array *a, int bf16_as_void, int forc
     int rc = nl_io_shape_count(path, a, &bytes);
     if (rc)
         return rc;
-    /* a temporary beside the target, renamed over it only when complete:
+    /* a temporary beside the target, moved onto it only when complete:
      * a failure (disk full, bad path) leaves nothing behind */
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 32);
@@ -301,15 +344,41 @@ int nl_npy_write(const char *path, const nl_array *a, int bf16_as_void, int forc
         nl_set_error("%s: cannot write: %s", path, strerror(errno));
         rc = NL_EARG;
     }
-    if (rc == NL_OK) {
-        if ((force ? rename(tmp, path) : link(tmp, path)) != 0) {
-            nl_set_error("%s: %s", path,
-                         errno == EEXIST ? "appeared while writing; not overwritten (--force)"
-                                         : strerror(errno));
-            rc = NL_EARG;
-        }
+    if (rc != NL_OK) {
+        unlink(tmp);
+        free(tmp);
+        return rc;
     }
-    unlink(tmp); /* after link() the target stays; after rename() nothing is there */
-    free(tmp);
+    *staged = tmp;
+    return NL_OK;
+}
+
+int nl_npy_commit(const char *path, char *staged, int force)
+{
+    int rc = nl_output_check(path, force);
+    if (rc == NL_OK && (force ? rename(staged, path) : link(staged, path)) != 0) {
+        nl_set_error("%s: %s", path,
+                     errno == EEXIST ? "appeared while writing; not overwritten (--force)"
+                                     : strerror(errno));
+        rc = NL_EARG;
+    }
+    unlink(staged); /* after link() the target stays; after rename() nothing is there */
+    free(staged);
     return rc;
+}
+
+void nl_npy_discard(char *staged)
+{
+    if (staged)
+        unlink(staged);
+    free(staged);
+}
+
+int nl_npy_write(const char *path, const nl_array *a, int bf16_as_void, int force)
+{
+    char *staged;
+    int rc = nl_output_check(path, force);
+    if (rc == NL_OK)
+        rc = nl_npy_stage(path, a, bf16_as_void, &staged);
+    return rc == NL_OK ? nl_npy_commit(path, staged, force) : rc;
 }
