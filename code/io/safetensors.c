@@ -24,30 +24,206 @@ static int elem_of(const char *dtype, nl_elem *e)
     return 1;
 }
 
-/* The one tensor of the file, or a message listing what is there. */
-static const cJSON *pick(const char *path, const cJSON *root, const char *tensor)
+/* ------------------------------------------- the header, without a tree
+ *
+ * cJSON would build the whole header as a tree: a header at the format's
+ * 100 MB limit took 4.2 GB and 16 s to reject. We walk the top-level object
+ * in place instead, keeping only where each name is (8 bytes a tensor), and
+ * hand cJSON just the one tensor's entry, a few dozen bytes. */
+
+typedef struct {
+    uint32_t at, len; /* a tensor's name: json + at, len bytes (escapes decoded) */
+} name_ref;
+
+static const char *skip_space(const char *p, const char *end)
 {
-    const cJSON *it, *only = NULL;
-    size_t n = 0;
-    char names[256] = "";
-    cJSON_ArrayForEach(it, root) {
-        if (!strcmp(it->string, "__metadata__"))
-            continue;
-        if (tensor && !strcmp(it->string, tensor))
-            return it;
-        only = it;
-        n++;
-        size_t used = strlen(names);
-        if (used < sizeof names - 1)
-            snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", it->string);
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* Past the JSON string at p ('"'), or NULL. */
+static const char *skip_string(const char *p, const char *end)
+{
+    for (p++; p < end; p++) {
+        if (*p == '"')
+            return p + 1;
+        if (*p == '\\')
+            p++;
+        else if ((unsigned char)*p < 0x20)
+            return NULL;
     }
-    if (!tensor && n == 1)
-        return only;
+    return NULL;
+}
+
+/* Past the JSON value at p, or NULL: strings and brackets are matched, the
+ * inside is checked only for the entry that is read (by cJSON). */
+static const char *skip_value(const char *p, const char *end)
+{
+    if (p >= end)
+        return NULL;
+    if (*p == '"')
+        return skip_string(p, end);
+    if (*p != '{' && *p != '[') {
+        const char *q = p;
+        while (q < end && (strchr("+-.eE", *q) || (*q >= '0' && *q <= '9') ||
+                           (*q >= 'a' && *q <= 'z')))
+            q++;
+        return q > p ? q : NULL;
+    }
+    size_t depth = 0;
+    while (p < end) {
+        if (*p == '"') {
+            if (!(p = skip_string(p, end)))
+                return NULL;
+            continue;
+        }
+        if (*p == '{' || *p == '[')
+            depth++;
+        else if ((*p == '}' || *p == ']') && --depth == 0)
+            return p + 1;
+        p++;
+    }
+    return NULL;
+}
+
+/* The name at p ('"') decoded into place (a JSON escape is never shorter
+ * than what it stands for); 0 when it is not a valid string. */
+static int read_name(char *json, const char *end, char **p, name_ref *ref)
+{
+    char *s = *p;
+    const char *q = skip_string(s, end);
+    if (!q || q - s - 2 > (long)UINT32_MAX)
+        return 0;
+    size_t len = (size_t)(q - s) - 2;
+    if (memchr(s + 1, '\\', len)) {
+        cJSON *str = cJSON_ParseWithLength(s, len + 2);
+        if (!cJSON_IsString(str)) {
+            cJSON_Delete(str);
+            return 0;
+        }
+        len = strlen(str->valuestring);
+        memcpy(s + 1, str->valuestring, len);
+        cJSON_Delete(str);
+    }
+    ref->at = (uint32_t)(s + 1 - json);
+    ref->len = (uint32_t)len;
+    *p = (char *)q;
+    return 1;
+}
+
+static const char *json_base; /* for the qsort comparison below */
+static int by_name(const void *a, const void *b)
+{
+    const name_ref *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(json_base + x->at, json_base + y->at, n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static int is_name(const char *json, name_ref r, const char *want)
+{
+    return strlen(want) == r.len && !memcmp(json + r.at, want, r.len);
+}
+
+/* The entry of the tensor asked for (or of the only one) as a cJSON
+ * object, whose ->string is its name; NULL after a message. Every name is
+ * read, so that a duplicate (which the format forbids, and which Python
+ * resolves by keeping the last) is refused rather than picked. */
+static cJSON *pick(const char *path, char *json, size_t n, const char *tensor)
+{
+    const char *end = json + n;
+    char *p = (char *)skip_space(json, end);
+    if (p >= end || *p != '{') {
+        nl_set_error("%s: the .safetensors header is not a JSON object", path);
+        return NULL;
+    }
+    name_ref *names = NULL, want = {0, 0};
+    const char *want_value = NULL, *want_end = NULL;
+    size_t count = 0, cap = 0;
+    cJSON *found = NULL;
+    p = (char *)skip_space(p + 1, end);
+    while (p < end && *p != '}') {
+        name_ref r;
+        if (*p != '"' || !read_name(json, end, &p, &r))
+            goto malformed;
+        p = (char *)skip_space(p, end);
+        if (p >= end || *p++ != ':')
+            goto malformed;
+        p = (char *)skip_space(p, end);
+        const char *v = p;
+        if (!(p = (char *)skip_value(p, end)))
+            goto malformed;
+        if (!is_name(json, r, "__metadata__")) {
+            if (*v != '{') {
+                nl_set_error("%s: tensor '%.*s' is not a JSON object", path, (int)r.len, json + r.at);
+                goto fail;
+            }
+            if (count == cap) {
+                cap = cap ? cap * 2 : 16;
+                name_ref *more = realloc(names, cap * sizeof *names);
+                if (!more) {
+                    nl_set_error("%s: no memory for the tensor names", path);
+                    goto fail;
+                }
+                names = more;
+            }
+            names[count++] = r;
+            if (tensor ? is_name(json, r, tensor) : count == 1)
+                want = r, want_value = v, want_end = p;
+        }
+        p = (char *)skip_space(p, end);
+        if (p < end && *p == ',')
+            p = (char *)skip_space(p + 1, end);
+        else if (p >= end || *p != '}')
+            goto malformed;
+    }
+    if (p >= end)
+        goto malformed;
+    json_base = json;
+    qsort(names, count, sizeof *names, by_name);
+    for (size_t i = 1; i < count; i++)
+        if (!by_name(&names[i - 1], &names[i])) {
+            nl_set_error("%s: tensor '%.*s' is named twice in the header (the format forbids "
+                         "duplicate names)", path, (int)names[i].len, json + names[i].at);
+            goto fail;
+        }
+    if (want_value && (tensor || count == 1)) {
+        found = cJSON_ParseWithLength(want_value, (size_t)(want_end - want_value));
+        if (!cJSON_IsObject(found)) {
+            nl_set_error("%s: tensor '%.*s': its entry is not valid JSON", path, (int)want.len,
+                         json + want.at);
+            cJSON_Delete(found);
+            found = NULL;
+            goto fail;
+        }
+        found->string = malloc(want.len + 1);
+        if (!found->string) {
+            nl_set_error("%s: no memory", path);
+            cJSON_Delete(found);
+            found = NULL;
+            goto fail;
+        }
+        memcpy(found->string, json + want.at, want.len);
+        found->string[want.len] = '\0';
+        free(names);
+        return found;
+    }
+    char list[256] = "";
+    for (size_t i = 0, used = 0; i < count && used < sizeof list - 1; i++, used = strlen(list))
+        snprintf(list + used, sizeof list - used, "%s%.*s", used ? ", " : "", (int)names[i].len,
+                 json + names[i].at);
     if (tensor)
-        nl_set_error("%s: no tensor '%s' (the file has: %s)", path, tensor, n ? names : "none");
+        nl_set_error("%s: no tensor '%s' (the file has: %s)", path, tensor, count ? list : "none");
     else
-        nl_set_error("%s holds %zu tensors (%s): name one as %s:TENSOR", path, n,
-                     n ? names : "none", path);
+        nl_set_error("%s holds %zu tensors (%s): name one as %s:TENSOR", path, count,
+                     count ? list : "none", path);
+    goto fail;
+malformed:
+    nl_set_error("%s: the .safetensors header is not valid JSON (near byte %ld)", path,
+                 p ? (long)(p - json) : -1L);
+fail:
+    free(names);
     return NULL;
 }
 
@@ -82,8 +258,13 @@ static int describe(const char *path, const cJSON *t, nl_array *a, size_t *begin
         }
         a->shape[i] = (size_t)v->valuedouble;
     }
-    double b = cJSON_GetArrayItem(offs, 0)->valuedouble, e = cJSON_GetArrayItem(offs, 1)->valuedouble;
-    if (!(b >= 0 && e >= b && e <= 0x1p52)) {
+    const cJSON *ob = cJSON_GetArrayItem(offs, 0), *oe = cJSON_GetArrayItem(offs, 1);
+    if (!cJSON_IsNumber(ob) || !cJSON_IsNumber(oe)) {
+        nl_set_error("%s: tensor '%s': data_offsets must be two numbers", path, t->string);
+        return NL_EARG;
+    }
+    double b = ob->valuedouble, e = oe->valuedouble;
+    if (!(b >= 0 && e >= b && e <= 0x1p52) || b != (double)(size_t)b || e != (double)(size_t)e) {
         nl_set_error("%s: tensor '%s': bad data_offsets", path, t->string);
         return NL_EARG;
     }
@@ -124,18 +305,25 @@ int nl_safetensors_read(const char *path, const char *tensor, nl_array *out)
                      (unsigned long long)n);
         goto done;
     }
+    /* a header longer than the file is refused before it is allocated */
+    if (fseek(f, 0, SEEK_END) != 0) {
+        nl_set_error("%s: cannot seek (a pipe?): %s; save the tensors to a file", path,
+                     strerror(errno));
+        goto done;
+    }
+    long size = ftell(f);
+    if (size >= 0 && (uint64_t)size - 8 < n) {
+        nl_set_error("%s: truncated: the header claims %llu bytes, the file has %ld after "
+                     "its length", path, (unsigned long long)n, size - 8);
+        goto done;
+    }
     json = malloc((size_t)n + 1);
-    if (!json || fread(json, 1, (size_t)n, f) != (size_t)n) {
+    if (!json || fseek(f, 8, SEEK_SET) != 0 || fread(json, 1, (size_t)n, f) != (size_t)n) {
         nl_set_error("%s: truncated inside the .safetensors header", path);
         goto done;
     }
     json[n] = '\0';
-    root = cJSON_Parse(json);
-    if (!cJSON_IsObject(root)) {
-        nl_set_error("%s: the .safetensors header is not a JSON object", path);
-        goto done;
-    }
-    const cJSON *t = pick(path, root, tensor);
+    cJSON *t = root = pick(path, json, (size_t)n, tensor);
     size_t begin, end;
     if (!t || describe(path, t, out, &begin, &end) != NL_OK)
         goto done;
