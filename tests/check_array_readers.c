@@ -141,6 +141,10 @@ START_TEST(safetensors_offsets_must_be_numbers)
                     "data_offsets must be two numbers");
     const char *h = "{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0.5,8.5]}}";
     expect_st_error(write_st("half.safetensors", h, strlen(h), data, 8), NULL, "bad data_offsets");
+    /* no tensor at all (the fuzzer's first find: qsort of no names, UB) */
+    expect_st_error(write_st("empty.safetensors", "{}", 2, data, 0), NULL, "holds 0 tensors (none)");
+    expect_st_error(write_st("notobj.safetensors", "{\"w\":[1]}", 9, data, 0), NULL,
+                    "tensor 'w' is not a JSON object");
 }
 END_TEST
 

@@ -181,7 +181,8 @@ static cJSON *pick(const char *path, char *json, size_t n, const char *tensor)
     if (p >= end)
         goto malformed;
     json_base = json;
-    qsort(names, count, sizeof *names, by_name);
+    if (count > 1)
+        qsort(names, count, sizeof *names, by_name);
     for (size_t i = 1; i < count; i++)
         if (!by_name(&names[i - 1], &names[i])) {
             nl_set_error("%s: tensor '%.*s' is named twice in the header (the format forbids "

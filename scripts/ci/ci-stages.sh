@@ -14,9 +14,10 @@
 #                                        answer of its self-tests (installs bubblewrap, zip, python3)
 #   book      make book SOLUTIONS=1      the PDF with its answer key, from the tested
 #                                        code (installs pandoc and TeX as root)
-#   fuzz      make fuzz FUZZ_SECONDS=25  the config reader under libFuzzer, ASan and
-#                                        UBSan for a short run, so that the fuzz target
-#                                        keeps linking and the reader keeps surviving it
+#   fuzz      make fuzz FUZZ_SECONDS=10  the config, .npy and .safetensors readers under
+#                                        libFuzzer, ASan and UBSan, 10 s each, so that the
+#                                        fuzz targets keep linking and the readers keep
+#                                        surviving them
 #   web       make web-test              the web edition built and opened in headless
 #                                        Chromium at 1100 and 400 px (installs chromium;
 #                                        a missing browser fails here, not skips)
@@ -55,7 +56,7 @@ run_stage() {
                 return 3
             fi ;;
         book)     make book SOLUTIONS=1 && make book ;;
-        fuzz)     make fuzz FUZZ_SECONDS="${NL_CI_FUZZ_SECONDS:-25}" ;;
+        fuzz)     make fuzz FUZZ_SECONDS="${NL_CI_FUZZ_SECONDS:-10}" ;;
         web)      scripts/setup/deps.sh web webtest &&
                   NL_REQUIRE_CHROMIUM=1 make web-test &&
                   NL_REQUIRE_CHROMIUM=1 make web-test SOLUTIONS=1 ;;
