@@ -59,7 +59,8 @@ static void usage(FILE *to)
         "                     is never overwritten unless --force is given\n"
         "  --force            allow --csv to replace FILE\n"
         "  --note TEXT        add '# TEXT' to the CSV's header comments (repeatable;\n"
-        "                     one line: a line break is refused)\n"
+        "                     one line of printable UTF-8: a line break or other\n"
+        "                     control or separator character is refused)\n"
         "  --fused            fused add + norm against the unfused pair (chapter 9): each\n"
         "                     checked bit for bit against its pair; 'of copy' counts the\n"
         "                     bytes each must move (4 floats per element fused, 5 unfused)\n"
@@ -113,12 +114,55 @@ static int set_threads(const char *text, void *dest)
     return (o->nthreads = nl_parse_count_list(text, MAX_THREADS, o->threads, BENCH_MAX_LIST)) != 0;
 }
 
+/* The first character of a note that may not stand in a CSV comment, as
+ * a name for the message, or NULL when there is none. A note is one line
+ * of UTF-8: no C0 or C1 control (CR, LF, VT, FF, RS, NEL: some readers end
+ * a line at each), no DEL, no U+2028/U+2029 (line and paragraph
+ * separators), and no byte that is not UTF-8 (a bare 0x85 made the CSV
+ * invalid UTF-8). A tab is an ordinary space here. */
+static const char *bad_note_char(const char *text, char *name, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    while (*p) {
+        unsigned c = *p;
+        size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+                   : (c & 0xf8) == 0xf0 ? 4 : 0;
+        unsigned long cp = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+        for (size_t k = 1; k < len; k++) {
+            if ((p[k] & 0xc0) != 0x80) {
+                len = 0;
+                break;
+            }
+            cp = cp << 6 | (p[k] & 0x3f);
+        }
+        if (len == 0 || (len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+            (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff)) {
+            snprintf(name, n, "byte 0x%02X, which is not UTF-8", c);
+            return name;
+        }
+        if ((cp < 0x20 && cp != '\t') || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 ||
+            cp == 0x2029) {
+            snprintf(name, n, "U+%04lX, a %s", cp, cp == 0x2028 || cp == 0x2029 ? "separator"
+                                                   : "control character");
+            return name;
+        }
+        p += len;
+    }
+    return NULL;
+}
+
 static int add_note(const char *text, void *dest)
 {
     bench_options *o = dest;
+    char what[64];
     if (strpbrk(text, "\r\n")) {
         nl_set_error("a note is one line (a line break would end its '#' comment and corrupt "
                      "the CSV)");
+        return 0;
+    }
+    if (bad_note_char(text, what, sizeof what)) {
+        nl_set_error("a note is one line of printable UTF-8; it holds %s (a CSV reader may end "
+                     "the line there or refuse the file)", what);
         return 0;
     }
     if (o->nnotes == BENCH_MAX_LIST - 12) {
@@ -154,9 +198,19 @@ static void beyond_cache(bench_options *o)
 static int add_dtypes(const char *v, void *dest)
 {
     int *bits = dest;
+    if (!*v) {
+        /* an empty list selected nothing, and the default (every f32 row,
+         * 47 s) ran instead */
+        nl_set_error("needs a non-empty value (f32, bf16 or f16)");
+        return 0;
+    }
     for (const char *p = v; *p;) {
         size_t n = strcspn(p, ",");
         char name[16];
+        if (n == 0 || (p[n] == ',' && !p[n + 1])) {
+            nl_set_error("an empty name in the list '%s'", v);
+            return 0;
+        }
         snprintf(name, sizeof name, "%.*s", (int)n, p);
         int dt = nl_dtype_parse(name);
         if (dt < 0) {
@@ -164,6 +218,51 @@ static int add_dtypes(const char *v, void *dest)
             return 0;
         }
         *bits |= 1 << dt;
+        p += n + (p[n] == ',');
+    }
+    return 1;
+}
+
+/* --impl rmsnorm_naive with --dtype bf16 measured nothing and blamed
+ * reasons it never printed: an f32 kernel (or the f32 peer) runs only
+ * when --dtype keeps f32. */
+static int f32_names_have_f32(const bench_options *o)
+{
+    if (!o->impls || bench_wants_dtype(o, NL_DT_F32))
+        return 1;
+    for (const char *p = o->impls; *p;) {
+        size_t n = strcspn(p, ",");
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        if (nl_find_impl(name) || !strcmp(name, "onednn"))
+            return nl_usage_error("bench", "--impl %s is an f32 kernel, and --dtype leaves f32 "
+                                  "out: add f32 to --dtype, or name a bf16/fp16 kernel "
+                                  "(normlab impls --chapter 8)", name) == 0;
+        p += n + (p[n] == ',');
+    }
+    return 1;
+}
+
+/* A backward kernel on a row where the norm's output does not depend on x
+ * (LayerNorm of 2 values is +-1, RMSNorm of 1 is its sign) has a gradient
+ * of order eps: the float result is all rounding, and its check failed as
+ * "invalid" for no fault of the kernel (gradcheck refuses the same). */
+static int backward_shapes_defined(const bench_options *o)
+{
+    for (const char *p = o->impls; p && *p;) {
+        size_t n = strcspn(p, ",");
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        const nl_bwd_impl *b = nl_find_bwd_impl(name);
+        size_t least = b && b->norm == NL_LAYERNORM ? 3 : 2;
+        for (size_t i = 0; b && i < o->nshapes; i++)
+            if (o->shapes[i].d < least)
+                return nl_usage_error("bench", "--impl %s on --shape %zux%zu: %s of %zu value%s is "
+                                      "%s whatever x is, so its gradient is of order eps and all "
+                                      "float rounding; give d >= %zu", name, o->shapes[i].rows,
+                                      o->shapes[i].d, nl_norm_name(b->norm), o->shapes[i].d,
+                                      o->shapes[i].d == 1 ? "" : "s",
+                                      b->norm == NL_LAYERNORM ? "+-1 (or 0)" : "its sign", least) == 0;
         p += n + (p[n] == ',');
     }
     return 1;
@@ -195,6 +294,8 @@ int cmd_bench(int argc, char **argv)
         return bench_show(&o);
     if (!bench_check_names(o.impls))
         return 2;
+    if (!f32_names_have_f32(&o))
+        return 2;
     if (o.device && (nl_opencl_pick(o.device) < 0 || nl_opencl_use(o.device) != NL_OK))
         return nl_usage_error("bench", "%s", nl_last_error());
 
@@ -205,6 +306,8 @@ int cmd_bench(int argc, char **argv)
         if (!o.quick)
             beyond_cache(&o);
     }
+    if (!backward_shapes_defined(&o))
+        return 2;
     if (o.nthreads == 0) {
         o.threads[o.nthreads++] = 1;
         if (bench_cores() > 1)

@@ -14,10 +14,10 @@ int cmd_run(int argc, char **argv);
 int cmd_precision(int argc, char **argv);
 int cmd_gradcheck(int argc, char **argv);
 /* impls_backward.c: the backward table of `normlab impls` */
-void impls_print_backward(void);
+size_t impls_print_backward(size_t chapter);
 /* impls_fused.c: the fused add + norm table of `normlab impls` (chapter 9);
  * chapter != 0 keeps only that chapter's entries, and no table when none. */
-void impls_print_fused(size_t chapter);
+size_t impls_print_fused(size_t chapter);
 
 #include "cli/options.h" /* the argument contract every command keeps */
 

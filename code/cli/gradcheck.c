@@ -34,7 +34,8 @@ static void usage(FILE *to)
             "\n"
             "  --norm ln|rms|both  which norm (default both)\n"
             "  --rows R            rows (default 16)\n"
-            "  --d D               values per row, at least 2 (default 67)\n"
+            "  --d D               values per row, at least 3 for LayerNorm, 2 for RMSNorm\n"
+            "                      (below that the output does not depend on x) (default 67)\n"
             "  --eps E             eps inside the square root (default 1e-5; 0 allowed)\n"
             "  --gemma             RMSNorm scales by (1 + w), Gemma's form (gamma ~ N(0, 0.3^2))\n"
             "\n"
@@ -233,6 +234,16 @@ static int parse(int argc, char **argv, int *norms, problem *p, int *code)
         return !nl_usage_error("gradcheck", "--d must be at least 2: with one value per row the "
                               "output is constant (LayerNorm) or +-1 (RMSNorm), and the "
                               "gradient is rounding noise");
+    /* LayerNorm of two values is (a, -a)/sqrt(a^2 + eps): +-1 up to eps,
+     * whatever x is, so its true dx is of order eps/a^3 while a float
+     * kernel's terms are of order 1/a; their difference is all rounding
+     * (relative errors of 1e-4 and more, |sum dx| / sum |dx| of 0.1 at
+     * eps 1e-5), not a fault of the kernel. */
+    if ((*norms & 1) && p->d < 3)
+        return !nl_usage_error("gradcheck", "--d 2 with LayerNorm: its output is +-1 whatever "
+                              "two values are (up to eps), so the gradient is of order eps "
+                              "and float rounding is all of it; use --d 3 or more (or --norm "
+                              "rms, which is defined from --d 2)");
     double work = (double)p->rows * (double)p->d * (double)p->d;
     if (work > FD_MAX_WORK)
         return !nl_usage_error("gradcheck", "--rows %zu --d %zu: the finite differences cost rows "

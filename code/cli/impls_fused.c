@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "normlab.h"
 
-void impls_print_fused(size_t chapter)
+size_t impls_print_fused(size_t chapter)
 {
     size_t n, shown = 0;
     const nl_fused_impl *all = nl_fused_impls(&n);
@@ -28,4 +28,5 @@ void impls_print_fused(size_t chapter)
         printf("%-*s %-13s %3d %8.0e  %s\n", w, all[i].name, nl_fused_norm_name(all[i].norm),
                all[i].chapter, all[i].tol, why ? why : "yes");
     }
+    return shown;
 }

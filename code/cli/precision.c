@@ -14,7 +14,7 @@
 static void help(FILE *to)
 {
     fprintf(to,
-"usage: normlab precision [--rows R] [--d D] [--seed S]\n"
+"usage: normlab precision [--rows R] [--d D] [--seed S] [--histogram FILE [--force]]\n"
 "\n"
 "Runs the scalar kernel of every cast order (llama, gemma, t5_f32w, torch)\n"
 "on bf16 and fp16 data and compares it with the same norm in double:\n"
@@ -165,6 +165,20 @@ static void eps_in_fp16(void)
     }
 }
 
+/* A seed is any whole number, 0 (the default) included, which a size
+ * option refuses. */
+static int parse_seed(const char *v, void *dest)
+{
+    if (!strcmp(v, "0")) {
+        *(size_t *)dest = 0;
+        return 1;
+    }
+    if (nl_parse_size(v, (size_t)1 << 62, dest))
+        return 1;
+    nl_set_error("not a whole number from 0 to 2^62");
+    return 0;
+}
+
 int cmd_precision(int argc, char **argv)
 {
     size_t rows = 128, d = 4096, seed = 0;
@@ -175,7 +189,7 @@ int cmd_precision(int argc, char **argv)
         {"--d", NL_OPT_SIZE, &d, 1u << 16, NULL, NULL},
         {"--histogram", NL_OPT_TEXT, &hist, 0, NULL, NULL},
         {"--force", NL_OPT_FLAG, &force, 0, NULL, NULL},
-        {"--seed", NL_OPT_SIZE, &seed, (size_t)1 << 62, NULL, NULL},
+        {"--seed", NL_OPT_CUSTOM, &seed, 0, parse_seed, NULL},
     };
     int code;
     if (!nl_options_parse("precision", opts, NL_COUNT(opts), argc, argv, NULL, help, &code))

@@ -116,7 +116,7 @@ static int parse_eps(const char *v, void *dest)
     char *end;
     double e = strtod(v, &end);
     if (end == v || *end || !(e >= 0) || e > 1e30) {
-        nl_set_error("not a number >= 0");
+        nl_set_error("not a number from 0 to 1e30");
         return 0;
     }
     *(float *)dest = (float)e;

@@ -3,6 +3,7 @@
  * a message naming the option and exit 2 for anything wrong. Every rank
  * parses the same argv; only rank 0 speaks. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,15 +68,35 @@ static int parse_count(const char *v, size_t max, size_t *out)
     return 1;
 }
 
-static int parse_real(const char *v, double *out)
+/* A finite double; 0 when it is not one, with *tiny set when it is a
+ * number too small for a double (1e-400), which deserves its own message. */
+static int parse_real_or_tiny(const char *v, double *out, int *tiny)
 {
     char *end;
     errno = 0;
     double x = strtod(v, &end);
+    *tiny = end != v && !*end && errno == ERANGE && fabs(x) <= DBL_MIN;
     if (end == v || *end || errno == ERANGE || !isfinite(x))
         return 0;
     *out = x;
     return 1;
+}
+
+static int parse_real(const char *v, double *out)
+{
+    int tiny;
+    return parse_real_or_tiny(v, out, &tiny);
+}
+
+/* "must be a finite number" is wrong for 1e-400: it is finite, only too
+ * small for a double to hold. */
+static void complain_real(int speak, const char *name, const char *v, int tiny, const char *rule)
+{
+    if (tiny)
+        complain(speak, "%s '%s' is too small for a double (it underflows; the smallest "
+                        "normal double is 2.2e-308): give 0", name, v);
+    else
+        complain(speak, "%s must be %s, got '%s'", name, rule, v);
 }
 
 /* One option's value into o; 0 with a message when it is bad. */
@@ -118,13 +139,15 @@ static int take(const char *name, const char *v, nl_mpi_options *o, int speak)
         complain(speak, "--dtype must be f32 or bf16, got '%s'%s", v,
                  !strcmp(v, "f16") ? " (fp16 storage is not built into normlab-mpi)" : "");
     } else if (!strcmp(name, "--mean")) {
-        if (parse_real(v, &o->mean))
+        int tiny;
+        if (parse_real_or_tiny(v, &o->mean, &tiny))
             return 1;
-        complain(speak, "--mean must be a finite number, got '%s'", v);
+        complain_real(speak, name, v, tiny, "a finite number");
     } else if (!strcmp(name, "--std")) {
-        if (parse_real(v, &o->std) && o->std >= 0.0)
+        int tiny;
+        if (parse_real_or_tiny(v, &o->std, &tiny) && o->std >= 0.0)
             return 1;
-        complain(speak, "--std must be a finite number >= 0, got '%s'", v);
+        complain_real(speak, name, v, tiny, "a finite number >= 0");
     } else if (!strcmp(name, "--seed")) {
         if (parse_count(v, UINT64_MAX, &n))
             return o->seed = n, 1;
@@ -201,6 +224,15 @@ int nl_mpi_parse(int argc, char **argv, int speak, nl_mpi_options *o)
     if (o->rows * o->d > NL_MPI_MAX_VALUES) {
         complain(speak, "--rows %zu x --d %zu is more than %d values", o->rows, o->d,
                  NL_MPI_MAX_VALUES);
+        return 2;
+    }
+    /* x is stored in float: data past FLT_MAX become Inf, the reference
+     * NaN, and NaN against NaN would pass as "max error: 0". A Gaussian
+     * draw stays within 10 std of its mean (Box-Muller's radius reaches
+     * 8.6 std only at a uniform of 2^-53); refuse what could leave float. */
+    if (fabs(o->mean) + 10.0 * o->std > FLT_MAX) {
+        complain(speak, "--mean %g --std %g: the data would overflow float (largest %g): "
+                        "keep |mean| + 10 std below it", o->mean, o->std, (double)FLT_MAX);
         return 2;
     }
     if (!o->have_method)
