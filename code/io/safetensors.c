@@ -128,8 +128,9 @@ static int is_name(const char *json, name_ref r, const char *want)
 
 /* The entry of the tensor asked for (or of the only one) as a cJSON
  * object, whose ->string is its name; NULL after a message. Every name is
- * read, so that a duplicate (which the format forbids, and which Python
- * resolves by keeping the last) is refused rather than picked. */
+ * read, so that a duplicate is refused rather than picked: the format's
+ * README (huggingface/safetensors, "Notes" under the format) says
+ * "Duplicate keys are disallowed. Not all parsers may respect this." */
 static cJSON *pick(const char *path, char *json, size_t n, const char *tensor)
 {
     const char *end = json + n;
