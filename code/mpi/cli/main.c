@@ -78,6 +78,7 @@ static int alloc_all(const nl_mpi_options *o, const layout *l, buffers *b)
     b->compute = zalloc(o->repeat, sizeof(double));
     b->comm = zalloc(o->repeat, sizeof(double));
     nl_mpi_stats kind = o->norm == NL_RMSNORM ? NL_MPI_SUMSQ
+                      : o->method_chan == 2   ? NL_MPI_CHAN_RANK_ORDER
                       : o->method_chan        ? NL_MPI_CHAN : NL_MPI_SUMS;
     int ok = nl_mpi_partials_alloc(&b->part, kind, l->rows.count) == NL_OK;
     if (l->rank == 0) {
@@ -230,8 +231,12 @@ static int report(const nl_mpi_options *o, const layout *l, buffers *b)
         size_t bytes = nl_mpi_stats_bytes(b->part.kind);
         printf("statistics: %s, %zu B per row from each rank\n", nl_mpi_stats_what(b->part.kind),
                bytes);
-        printf("exchange: one MPI_Allreduce of %zu rows (%zu B) per step\n", o->rows,
-               bytes * o->rows);
+        if (b->part.kind == NL_MPI_CHAN_RANK_ORDER)
+            printf("exchange: one MPI_Gather to rank 0 of %zu rows (%zu B) per rank, a merge "
+                   "in rank order, one MPI_Bcast, per step\n", o->rows, bytes * o->rows);
+        else
+            printf("exchange: one MPI_Allreduce of %zu rows (%zu B) per step\n", o->rows,
+                   bytes * o->rows);
     } else {
         printf("statistics: none sent, every rank holds whole rows\n");
     }
@@ -253,6 +258,19 @@ static int report(const nl_mpi_options *o, const layout *l, buffers *b)
         ok = err <= NL_MPI_TOL;   /* false for NaN too */
         printf("max error: %.3g (tol %.0e)%s\n", err, NL_MPI_TOL,
                ok ? "" : "  ABOVE TOL: the row statistics are wrong");
+    }
+    if (l->exchange && (b->part.kind == NL_MPI_CHAN || b->part.kind == NL_MPI_CHAN_RANK_ORDER)) {
+        /* Which bracketing did the merge use? Compare rank 0's merged
+         * summaries with the serial left-to-right fold. For chan this is
+         * what this MPI happened to do; chan-ordered promises it. */
+        size_t bad = nl_mpi_rank_order_mismatches(b->part.data, b->x, o->rows, o->d,
+                                                  (size_t)l->ranks);
+        int promised = b->part.kind == NL_MPI_CHAN_RANK_ORDER;
+        printf("rank order: merged (n, mean, M2) equal the serial fold in rank order in %zu "
+               "of %zu rows%s\n", o->rows - bad, o->rows,
+               bad && promised ? "  NOT IN RANK ORDER: the operation must compute "
+                                 "in (op) inout, lower ranks on the left" : "");
+        ok = ok && !(bad && promised);
     }
     printf("fingerprint: %016llx\n", half ? fingerprint(b->y16, n * sizeof(uint16_t))
                                           : fingerprint(b->y, n * sizeof(float)));
