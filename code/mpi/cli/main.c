@@ -26,7 +26,8 @@
 #include "mpi/mpinorm.h"
 
 /* The output is computed in double from exact statistics and rounded once
- * to float: half an ulp of |y| < 8 is 4.8e-7. */
+ * to float: for |y| < 8 that is at most half of 2^-21, 2.4e-7; the
+ * tolerance allows about two ulps. */
 #define NL_MPI_TOL 1e-6
 /* bf16, in ulps of bf16 at the exact value: the float y is within about
  * 1e-6 relative of the exact y, some 2^-16 of a bf16 spacing, so its one
