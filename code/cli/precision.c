@@ -181,6 +181,22 @@ static void eps_in_fp16(void)
     }
 }
 
+/* A training update kept in bf16, as a weight stored two ways: the same
+ * 100 steps of +1e-4 added to a weight of 1 (Llama's storage) and to an
+ * offset of 0 (Gemma's), each rounded back to bf16 after every step. */
+static void bf16_updates(void)
+{
+    uint16_t w = nl_bf16_from_float(1.0f), off = nl_bf16_from_float(0.0f);
+    for (int k = 0; k < 100; k++) {
+        w = nl_bf16_from_float(nl_bf16_to_float(w) + 1e-4f);
+        off = nl_bf16_from_float(nl_bf16_to_float(off) + 1e-4f);
+    }
+    printf("\n100 updates of +1e-4 stored in bf16 (half a bf16 ulp at 1 is %g):\n", 0x1p-8);
+    printf("weight 1 stored as is: %.9g; stored as an offset from 1: 1 + %.9g = %.9g\n",
+           (double)nl_bf16_to_float(w), (double)nl_bf16_to_float(off),
+           1.0 + (double)nl_bf16_to_float(off));
+}
+
 int cmd_precision(int argc, char **argv)
 {
     size_t rows = 128, d = 4096, seed = 0;
@@ -212,5 +228,6 @@ int cmd_precision(int argc, char **argv)
         return rc;
     fp16_overflow();
     eps_in_fp16();
+    bf16_updates();
     return 0;
 }
