@@ -137,7 +137,8 @@ static void fp16_overflow(void)
 {
     printf("\nfp16 statistics without the fp32 upcast: a row of 4096 equal values\n");
     printf("%-8s %-14s %-14s %s\n", "x", "sum x^2 (fp16)", "sum x^2 (fp32)", "rsqrt(mean + 1e-6), fp16 stats");
-    static const float xs[] = {1.0f, 4.0f, 16.0f, 255.0f, 256.0f, 300.0f};
+    /* 4 and the next fp16 after it: the threshold, scanned for below. */
+    static const float xs[] = {1.0f, 4.0f, 4.00390625f, 16.0f, 255.0f, 256.0f, 300.0f};
     uint16_t row[4096];
     for (size_t k = 0; k < sizeof xs / sizeof xs[0]; k++) {
         for (size_t i = 0; i < 4096; i++)
@@ -148,8 +149,23 @@ static void fp16_overflow(void)
         printf("%-8g %-14g %-14g %g\n", (double)xs[k], (double)s16,
                (double)xs[k] * (double)xs[k] * 4096.0, (double)r16);
     }
-    printf("fp16: largest finite %g, so x^2 overflows from |x| > %g; smallest normal %g\n",
-           (double)nl_fp16_to_float(0x7bff), sqrt(65504.0), (double)nl_fp16_to_float(0x0400));
+    /* The smallest positive fp16 x whose 4096 squares sum to Inf: every
+     * fp16 value from 1 up, in order of its bits (the order of value). */
+    uint16_t first_inf = 0;
+    for (uint16_t h = nl_fp16_from_float(1.0f); h < 0x7c00 && !first_inf; h++) {
+        for (size_t i = 0; i < 4096; i++)
+            row[i] = h;
+        if (isinf(nl_fp16_sumsq_no_upcast(row, 4096)))
+            first_inf = h;
+    }
+    printf("the sum of squares first reaches Inf at x = %.9g: at 4 it stops at 32768, where "
+           "fp16's spacing is 32 and adding 16 is a tie, kept even\n",
+           (double)nl_fp16_to_float(first_inf));
+    /* Round to nearest: x^2 goes to Inf from halfway between 65504 and
+     * the next step, 65536, i.e. from 65520. */
+    printf("fp16: largest finite %g; a square rounds to Inf from x^2 >= 65520, |x| >= %.6g, "
+           "so for fp16 inputs from 256 itself; smallest normal %g\n",
+           (double)nl_fp16_to_float(0x7bff), sqrt(65520.0), (double)nl_fp16_to_float(0x0400));
 }
 
 static void eps_in_fp16(void)
@@ -177,6 +193,22 @@ static int parse_seed(const char *v, void *dest)
         return 1;
     nl_set_error("not a whole number from 0 to 2^62");
     return 0;
+}
+
+/* A training update kept in bf16, as a weight stored two ways: the same
+ * 100 steps of +1e-4 added to a weight of 1 (Llama's storage) and to an
+ * offset of 0 (Gemma's), each rounded back to bf16 after every step. */
+static void bf16_updates(void)
+{
+    uint16_t w = nl_bf16_from_float(1.0f), off = nl_bf16_from_float(0.0f);
+    for (int k = 0; k < 100; k++) {
+        w = nl_bf16_from_float(nl_bf16_to_float(w) + 1e-4f);
+        off = nl_bf16_from_float(nl_bf16_to_float(off) + 1e-4f);
+    }
+    printf("\n100 updates of +1e-4 stored in bf16 (half a bf16 ulp at 1 is %g):\n", 0x1p-8);
+    printf("weight 1 stored as is: %.9g; stored as an offset from 1: 1 + %.9g = %.9g\n",
+           (double)nl_bf16_to_float(w), (double)nl_bf16_to_float(off),
+           1.0 + (double)nl_bf16_to_float(off));
 }
 
 int cmd_precision(int argc, char **argv)
@@ -210,5 +242,6 @@ int cmd_precision(int argc, char **argv)
         return rc;
     fp16_overflow();
     eps_in_fp16();
+    bf16_updates();
     return 0;
 }

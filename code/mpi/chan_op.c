@@ -35,8 +35,10 @@ int nl_mpi_chan_type(MPI_Datatype *type, MPI_Op *op)
         if (rc == MPI_SUCCESS)
             rc = MPI_Type_commit(&moments_type);
         /* Not commutative: in floating point merge(a, b) and merge(b, a)
-         * can differ in the last bit. Declared so, MPI combines in rank
-         * order, and every rank gets the same bits for the same P. */
+         * can differ in the last bit. Declared so, MPI keeps a lower
+         * rank's operand on the left, but may still regroup the merges
+         * (the standard allows it; Open MPI's choice depends on P and
+         * the message size): rank_order.c fixes the order itself. */
         if (rc == MPI_SUCCESS)
             rc = MPI_Op_create(chan_reduce, 0, &chan_op);
         if (rc != MPI_SUCCESS)

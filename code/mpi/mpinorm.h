@@ -35,6 +35,8 @@ typedef enum {
     NL_MPI_SUMS,   /* LayerNorm: (sum, sum of squares) in float, MPI_SUM:
                       chapter 3's one-pass formula, wrong on offset data */
     NL_MPI_CHAN,   /* LayerNorm: (n, mean, M2) doubles, the Chan MPI_Op */
+    NL_MPI_CHAN_RANK_ORDER,   /* the same summaries, merged in one fixed
+                                 order (nl_mpi_combine_rank_order) */
 } nl_mpi_stats;
 
 /* Bytes of one row's statistics in the collective's message. */
@@ -58,8 +60,8 @@ void nl_mpi_partials_free(nl_mpi_partials_buf *p);
  * every row. dk may be 0 (a rank with no columns when d < ranks). */
 void nl_mpi_partials(nl_mpi_partials_buf *p, const float *xs, size_t dk);
 
-/* All ranks' partials combined in place, every row in one MPI_Allreduce.
- * Returns MPI_SUCCESS or the MPI error code. */
+/* All ranks' partials combined in place, every row in one MPI_Allreduce
+ * (NL_MPI_CHAN_RANK_ORDER: nl_mpi_combine_rank_order). Returns MPI_SUCCESS or the MPI error code. */
 int nl_mpi_combine(nl_mpi_partials_buf *p, MPI_Comm comm);
 
 /* The MPI datatype and operation of the Chan merge: (n, mean, M2) as
@@ -67,6 +69,19 @@ int nl_mpi_combine(nl_mpi_partials_buf *p, MPI_Comm comm);
  * and freed by nl_mpi_chan_free (before MPI_Finalize). */
 int nl_mpi_chan_type(MPI_Datatype *type, MPI_Op *op);
 void nl_mpi_chan_free(void);
+
+/* The Chan summaries combined in one fixed bracketing, the same for every
+ * MPI and every P: gathered on rank 0, folded there left to right in rank
+ * order with MPI_Reduce_local and the Chan operation, and broadcast.
+ * MPI_SUCCESS or the MPI error code (MPI_ERR_NO_MEM on rank 0). */
+int nl_mpi_combine_rank_order(nl_mpi_partials_buf *p, MPI_Comm comm);
+
+/* Rows (of `rows`) whose merged summary differs in any bit from the serial
+ * fold ((s0 . s1) . s2) ... of nl_chan_merge over the column shards of
+ * x (rows x d) split over `ranks` ranks by nl_shard_of: 0 when the
+ * merge was the one MPI's contract describes, in rank order. */
+size_t nl_mpi_rank_order_mismatches(const nl_moments *merged, const float *x, size_t rows,
+                                    size_t d, size_t ranks);
 
 /* ------------------------------------------------------------ output */
 

@@ -10,7 +10,8 @@ size_t nl_mpi_stats_bytes(nl_mpi_stats kind)
     switch (kind) {
     case NL_MPI_SUMSQ: return sizeof(double);
     case NL_MPI_SUMS: return 2 * sizeof(float);
-    case NL_MPI_CHAN: return sizeof(nl_moments);
+    case NL_MPI_CHAN:
+    case NL_MPI_CHAN_RANK_ORDER: return sizeof(nl_moments);
     }
     return 0;
 }
@@ -21,6 +22,7 @@ const char *nl_mpi_stats_what(nl_mpi_stats kind)
     case NL_MPI_SUMSQ: return "sum of squares (1 double)";
     case NL_MPI_SUMS: return "sum and sum of squares (2 floats)";
     case NL_MPI_CHAN: return "n, mean and M2 (3 doubles)";
+    case NL_MPI_CHAN_RANK_ORDER: return "n, mean and M2 (3 doubles), merged in rank order";
     }
     return "?";
 }
@@ -93,6 +95,8 @@ int nl_mpi_combine(nl_mpi_partials_buf *p, MPI_Comm comm)
         int rc = nl_mpi_chan_type(&type, &op);
         return rc != MPI_SUCCESS ? rc : MPI_Allreduce(MPI_IN_PLACE, p->data, rows, type, op, comm);
     }
+    case NL_MPI_CHAN_RANK_ORDER:
+        return nl_mpi_combine_rank_order(p, comm);
     }
     return MPI_ERR_ARG;
 }

@@ -95,16 +95,25 @@ static float bf16(float f)
     return f;
 }
 
-/* Fused add + RMSNorm with bf16 storage, two ways, w = 1:
- *   the unfused pair (and vLLM): z = bf16(x + r); statistics of z;
- *       y = bf16(z * inv)  (Llama's RMSNorm rounds before the weight)
- *   FlashInfer: s = x + r kept in float; statistics of s; y = bf16(s * inv).
- * Prints how many outputs differ. */
+/* Fused add + RMSNorm with bf16 storage, the two engines' ways, with a
+ * learned-looking bf16 weight w ~ N(1, 0.1) (w = 1 would hide the second
+ * effect: bf16(h) * 1 needs no rounding):
+ *   vLLM (and the unfused Llama pair): z = bf16(x + r); statistics of z;
+ *       y = bf16(bf16(z * inv) * w), two roundings of the output;
+ *   FlashInfer: s = x + r kept in float; statistics of s;
+ *       y = bf16(s * inv * w), one rounding.
+ * Prints how many outputs differ in all, and for each effect alone: the
+ * sum's rounding (both with one output rounding) and the output's double
+ * rounding (both from the rounded sum). */
 static void block_bf16_numbers(void)
 {
     enum { ROWS = 256, DB = 4096 };
-    size_t differ = 0, rows_differ = 0;
+    size_t differ = 0, rows_differ = 0, by_sum = 0, by_output = 0;
     uint64_t seed = 99;
+    static float w[DB];
+    fill_offset(w, DB, 1.0, 0.1, 7);
+    for (size_t i = 0; i < DB; i++)
+        w[i] = bf16(w[i]);
     for (size_t r = 0; r < ROWS; r++) {
         static float x[DB], res[DB];
         fill_offset(x, DB, 0.0, 1.0, seed++);
@@ -120,16 +129,24 @@ static void block_bf16_numbers(void)
         float inv_z = (float)(1.0 / sqrt(sz / DB + 1e-6)), inv_s = (float)(1.0 / sqrt(ss / DB + 1e-6));
         size_t here = 0;
         for (size_t i = 0; i < DB; i++) {
-            float s = x[i] + res[i];
-            here += bf16(bf16(s) * inv_z) != bf16(s * inv_s);
+            float s = x[i] + res[i], z = bf16(s);
+            float vllm = bf16(bf16(z * inv_z) * w[i]);
+            float once_rounded_sum = bf16(z * inv_z * w[i]);
+            float flashinfer = bf16(s * inv_s * w[i]);
+            here += vllm != flashinfer;
+            by_sum += once_rounded_sum != flashinfer;
+            by_output += vllm != once_rounded_sum;
         }
         differ += here;
         rows_differ += here > 0;
     }
+    double n = (double)ROWS * DB;
     printf("fused.bf16.rows %d\n", ROWS);
     printf("fused.bf16.d %d\n", DB);
     printf("fused.bf16.rows_differ %zu\n", rows_differ);
-    printf("fused.bf16.pct_differ %.1f\n", 100.0 * (double)differ / ((double)ROWS * DB));
+    printf("fused.bf16.pct_differ %.1f\n", 100.0 * (double)differ / n);
+    printf("fused.bf16.pct_sum %.1f\n", 100.0 * (double)by_sum / n);
+    printf("fused.bf16.pct_output %.1f\n", 100.0 * (double)by_output / n);
 }
 
 /* The depth experiment (figure: build/fig-depth, scripts/tools/block-depth.c)

@@ -26,7 +26,8 @@
 #include "mpi/mpinorm.h"
 
 /* The output is computed in double from exact statistics and rounded once
- * to float: half an ulp of |y| < 8 is 4.8e-7. */
+ * to float: for |y| < 8 that is at most half of 2^-21, 2.4e-7; the
+ * tolerance allows about two ulps. */
 #define NL_MPI_TOL 1e-6
 /* bf16, in ulps of bf16 at the exact value: the float y is within about
  * 1e-6 relative of the exact y, some 2^-16 of a bf16 spacing, so its one
@@ -78,6 +79,7 @@ static int alloc_all(const nl_mpi_options *o, const layout *l, buffers *b)
     b->compute = zalloc(o->repeat, sizeof(double));
     b->comm = zalloc(o->repeat, sizeof(double));
     nl_mpi_stats kind = o->norm == NL_RMSNORM ? NL_MPI_SUMSQ
+                      : o->method_chan == 2   ? NL_MPI_CHAN_RANK_ORDER
                       : o->method_chan        ? NL_MPI_CHAN : NL_MPI_SUMS;
     int ok = nl_mpi_partials_alloc(&b->part, kind, l->rows.count) == NL_OK;
     if (l->rank == 0) {
@@ -230,8 +232,12 @@ static int report(const nl_mpi_options *o, const layout *l, buffers *b)
         size_t bytes = nl_mpi_stats_bytes(b->part.kind);
         printf("statistics: %s, %zu B per row from each rank\n", nl_mpi_stats_what(b->part.kind),
                bytes);
-        printf("exchange: one MPI_Allreduce of %zu rows (%zu B) per step\n", o->rows,
-               bytes * o->rows);
+        if (b->part.kind == NL_MPI_CHAN_RANK_ORDER)
+            printf("exchange: one MPI_Gather to rank 0 of %zu rows (%zu B) per rank, a merge "
+                   "in rank order, one MPI_Bcast, per step\n", o->rows, bytes * o->rows);
+        else
+            printf("exchange: one MPI_Allreduce of %zu rows (%zu B) per step\n", o->rows,
+                   bytes * o->rows);
     } else {
         printf("statistics: none sent, every rank holds whole rows\n");
     }
@@ -253,6 +259,19 @@ static int report(const nl_mpi_options *o, const layout *l, buffers *b)
         ok = err <= NL_MPI_TOL;   /* false for NaN too */
         printf("max error: %.3g (tol %.0e)%s\n", err, NL_MPI_TOL,
                ok ? "" : "  ABOVE TOL: the row statistics are wrong");
+    }
+    if (l->exchange && (b->part.kind == NL_MPI_CHAN || b->part.kind == NL_MPI_CHAN_RANK_ORDER)) {
+        /* Which bracketing did the merge use? Compare rank 0's merged
+         * summaries with the serial left-to-right fold. For chan this is
+         * what this MPI happened to do; chan-ordered promises it. */
+        size_t bad = nl_mpi_rank_order_mismatches(b->part.data, b->x, o->rows, o->d,
+                                                  (size_t)l->ranks);
+        int promised = b->part.kind == NL_MPI_CHAN_RANK_ORDER;
+        printf("rank order: merged (n, mean, M2) equal the serial fold in rank order in %zu "
+               "of %zu rows%s\n", o->rows - bad, o->rows,
+               bad && promised ? "  NOT IN RANK ORDER: the operation must compute "
+                                 "in (op) inout, lower ranks on the left" : "");
+        ok = ok && !(bad && promised);
     }
     printf("fingerprint: %016llx\n", half ? fingerprint(b->y16, n * sizeof(uint16_t))
                                           : fingerprint(b->y, n * sizeof(float)));

@@ -14,7 +14,7 @@
 
 static const char usage_text[] =
     "usage: mpirun -np P normlab-mpi --norm ln|rms --rows R --d D --shard hidden|rows\n"
-    "                   [--method sums|chan] [--dtype f32|bf16]\n"
+    "                   [--method sums|chan|chan-ordered] [--dtype f32|bf16]\n"
     "                   [--mean M] [--std S] [--seed N] [--eps E] [--repeat N]\n"
     "\n"
     "Normalises R rows of width D split over the P ranks: each owns a slice of\n"
@@ -27,7 +27,11 @@ static const char usage_text[] =
     "  --shard hidden|rows split the columns or the rows over the ranks\n"
     "  --method sums|chan  LayerNorm over a split row: (sum, sum of squares) in float\n"
     "                      with MPI_SUM, or (n, mean, M2) merged by the Chan MPI_Op\n"
-    "                      (default chan). RMSNorm always sends its sum of squares.\n"
+    "                      (default chan). chan-ordered: the same summaries gathered\n"
+    "                      on rank 0, merged there in rank order (MPI_Reduce_local)\n"
+    "                      and broadcast: one bracketing for every MPI and every P,\n"
+    "                      checked bit for bit against the serial fold.\n"
+    "                      RMSNorm always sends its sum of squares.\n"
     "  --dtype f32|bf16    storage type of x and y (default f32). bf16: every rank\n"
     "                      holds its slice of x in bf16 (the same data rounded to\n"
     "                      bf16), widens it to float, computes and combines the\n"
@@ -126,11 +130,11 @@ static int take(const char *name, const char *v, nl_mpi_options *o, int speak)
         }
         complain(speak, "--shard must be hidden or rows, got '%s'", v);
     } else if (!strcmp(name, "--method")) {
-        if (!strcmp(v, "sums") || !strcmp(v, "chan")) {
-            o->method_chan = v[0] == 'c';
+        if (!strcmp(v, "sums") || !strcmp(v, "chan") || !strcmp(v, "chan-ordered")) {
+            o->method_chan = v[0] == 's' ? 0 : v[4] == '\0' ? 1 : 2;
             return o->have_method = 1;
         }
-        complain(speak, "--method must be sums or chan, got '%s'", v);
+        complain(speak, "--method must be sums, chan or chan-ordered, got '%s'", v);
     } else if (!strcmp(name, "--dtype")) {
         if (!strcmp(v, "f32") || !strcmp(v, "bf16")) {
             o->dtype = v[0] == 'f' ? NL_DT_F32 : NL_DT_BF16;
@@ -217,8 +221,8 @@ int nl_mpi_parse(int argc, char **argv, int speak, nl_mpi_options *o)
         return 2;
     }
     if (o->norm == NL_RMSNORM && o->have_method && o->method_chan) {
-        complain(speak, "--method chan is for --norm ln: RMSNorm's one statistic, the sum of "
-                        "squares, is a plain sum");
+        complain(speak, "--method %s is for --norm ln: RMSNorm's one statistic, the sum of "
+                        "squares, is a plain sum", o->method_chan == 2 ? "chan-ordered" : "chan");
         return 2;
     }
     if (o->rows * o->d > NL_MPI_MAX_VALUES) {

@@ -16,7 +16,8 @@ typedef struct {
     nl_norm norm;
     size_t rows, d;
     int shard_rows;    /* 1: --shard rows, 0: --shard hidden */
-    int method_chan;   /* LayerNorm over a split row: 1 chan, 0 sums */
+    int method_chan;   /* LayerNorm over a split row: 0 sums, 1 chan,
+                          2 chan-ordered (merged in rank order) */
     nl_dtype dtype;    /* NL_DT_F32 or NL_DT_BF16: how x and y are stored */
     double mean, std, eps;
     uint64_t seed;
