@@ -28,7 +28,7 @@ grade-selftest: $(LIB)
 
 ## handout — build/normlab-handout.tar.gz for students: no solutions/, regions stubbed, builds and tests the students' exercises/ files, lists what is left, GitHub Classroom workflow
 handout:
-	@scripts/grading/exercises-handout.sh build/normlab-handout.tar.gz
+	@$(GRADE_ENV) scripts/grading/exercises-handout.sh build/normlab-handout.tar.gz
 
 ## grade-class — grade every student folder in SUBMISSIONS=DIR (2 at a time, each sandboxed): build/grade-class/gradebook.csv and reports/NAME.{txt,json,xml} (JOBS=N)
 grade-class: $(LIB)
