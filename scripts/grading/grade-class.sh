@@ -88,7 +88,7 @@ csv_field() {   # a CSV field: quoted, quotes doubled, and a leading = + - @ def
     printf 'student'; for id in $ids; do printf ',%s' "$id"; done; printf ',total,max\n'
     while IFS=$'\t' read -r i d; do
         name=$(basename "$d")
-        safe=$(printf '%s' "$name" | tr -c 'A-Za-z0-9._@+-' '_')
+        safe=$(safe_file_name "$name")
         rep=$out/reports/$safe.txt
         csv_field "$name"
         for id in $ids; do

@@ -76,11 +76,21 @@ EX_FILTER=${EX_FILTER#exercises/}; EX_FILTER=${EX_FILTER%/}
 if [ -z "$name" ]; then
     # Students hand in folders all called exercises/: name the result after
     # the folder that holds it (alice/exercises -> alice).
+    # A handout is graded as alice/normlab/exercises or alice/normlab: both
+    # are alice's (issue 21: each handout student was "normlab", each
+    # report overwriting the last).
     abs=$(cd "$sub" && pwd); name=$(basename "$abs")
-    [ "$name" = exercises ] && [ "$abs" != "$(pwd)/exercises" ] && name=$(basename "$(dirname "$abs")")
+    if [ "$abs" != "$(pwd)/exercises" ]; then
+        n_abs=$abs
+        while { [ "$name" = exercises ] || [ "$name" = normlab ]; } && [ "$(dirname "$n_abs")" != / ]; do
+            n_abs=$(dirname "$n_abs"); name=$(basename "$n_abs")
+        done
+    fi
 fi
-# The name becomes a file name: keep it to a safe alphabet.
-safe_name=$(printf '%s' "$name" | tr -c 'A-Za-z0-9._@+-' '_')
+# A whole handout (its exercises/ inside) is read from its exercises/.
+[ -d "$sub/exercises" ] && ! ls -d "$sub"/[0-9][0-9]-*/ >/dev/null 2>&1 && sub=$sub/exercises
+# The name becomes a file name: keep it to a safe alphabet (lib.sh).
+safe_name=$(safe_file_name "$name")
 [ -n "$EX_FILTER" ] && safe_name=$safe_name-ex${EX_FILTER%%-*}
 
 unsafe=""

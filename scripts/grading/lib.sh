@@ -117,4 +117,13 @@ xml_str() {
     printf '%s' "$1" | iconv -c -f UTF-8 -t UTF-8 | tr -d '\000-\010\013\014\016-\037\177' |
         sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g; s/"/\&quot;/g'
 }
+# safe_file_name NAME: NAME as a file name (a safe alphabet); a name that
+# had to change gets 8 hex digits of its SHA-1, so that "alice bob" and
+# "alice_bob", or "José" and "Jos__", never share a report.
+safe_file_name() {
+    local s
+    s=$(printf '%s' "$1" | tr -c 'A-Za-z0-9._@+-' '_')
+    [ "$s" = "$1" ] || s=$s-$(printf '%s' "$1" | sha1sum | cut -c1-8)
+    printf '%s' "$s"
+}
 num() { awk -v x="$1" 'BEGIN { if (x == int(x)) printf "%d", x; else printf "%.2f", x }'; }
