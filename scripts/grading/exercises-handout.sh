@@ -42,6 +42,13 @@ fi
     awk -v mode=handout -f "$here/../book/snippets.awk" "$file" >"$stage/$file"
 done
 
+# A lab (LAB=09,10): its exercises in lab.txt, which the handout's grader
+# reads (lib.sh's in_lab), and its assignment sheet.
+if [ -n "${LAB:-}" ]; then
+    printf '%s\n' "$LAB" >"$stage/lab.txt"
+    "$here/lab-sheet.sh" "$stage/lab.md" >/dev/null || { echo "handout: could not write the lab's sheet" >&2; exit 1; }
+fi
+
 "$here/handout-tree.sh" "$stage" || { echo "handout: could not turn the tree into a handout" >&2; exit 1; }
 
 mkdir -p "$(dirname "$out")"

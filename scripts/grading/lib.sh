@@ -90,6 +90,19 @@ isa_flags() {   # the Makefile's per-ISA flags, by file name
     esac
 }
 
+# A lab is a chosen set of exercises: LAB=09,10,12 (numbers or ids,
+# commas or spaces), or a handout's lab.txt (make handout LAB=...). Without
+# either, every exercise is in it.
+in_lab() {
+    local want=${LAB:-} w
+    [ -n "$want" ] || { [ -f lab.txt ] && want=$(cat lab.txt); }
+    [ -n "$want" ] || return 0
+    for w in $(printf '%s' "$want" | tr ',' ' '); do
+        [ "$w" = "$1" ] || [ "$w" = "${1%%-*}" ] || { [ "$w" -eq "$((10#${1%%-*}))" ] 2>/dev/null; } && return 0
+    done
+    return 1
+}
+
 # The exercise.conf files to grade: EXDIR/*/exercise.conf, EX_FILTER
 # (EX=03, EX=3 and EX=03-welford all name exercise 03-welford).
 exercise_confs() {
@@ -102,6 +115,7 @@ exercise_confs() {
         # `sandbox = no`: an exercise the sandbox cannot host (MPI's mpirun);
         # its README names the target that checks it instead.
         grep -Eq '^[[:space:]]*sandbox[[:space:]]*=[[:space:]]*no\b' "$f" && continue
+        in_lab "$id" || continue
         printf '%s\n' "$f"
     done | LC_ALL=C sort
 }
