@@ -22,6 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$dir"
 
 mk=mk/zz-handout.mk
+case ${SEED:-} in *[!0-9]*) echo "handout: SEED must be a number (got '$SEED')" >&2; exit 2 ;; esac
 {
     echo '# zz-handout.mk — only in the students'"'"' handout (scripts/grading/handout-tree.sh).'
     echo '# Each exercise'"'"'s code is compiled from your file in exercises/, so that'
@@ -39,6 +40,12 @@ mk=mk/zz-handout.mk
             printf '$(CL_EMBED_C): exercises/%s/%s\n\n' "$id" "$base" ;;
         esac
     done
+    # make handout SEED=N: this handout's make test draws its random inputs
+    # from another seed (tests/harness/harness.c, NL_TEST_SEED), so one
+    # semester's memorised outputs are not the next one's.
+    if [ -n "${SEED:-}" ]; then
+        printf '# make handout SEED=%s: the visible tests'"'"' random inputs, this semester'"'"'s draw\nexport NL_TEST_SEED := %s\n' "$SEED" "$SEED"
+    fi
     cat <<'MK'
 # The book and the web edition build whatever is done: a `normlab` run
 # they embed that fails on an unfinished exercise is shown, marked, not
