@@ -118,7 +118,10 @@ endif
 # Objects depend on the flags they were built with: WERROR=1 or new CFLAGS
 # rebuild everything, and an unchanged command line rebuilds nothing.
 FLAGS_STAMP := $(BUILD)/.flags
-FLAGS_NOW    = $(CC) $(ALL_CFLAGS) $(LDFLAGS)
+# FLAGS_NOW is fixed once every mk/*.mk has added its flags (end of this
+# file): a recursive one took the target-specific flags of whichever
+# object first asked for the stamp (tests' -Itests/harness, MPI's), so
+# `make build/tests/check_X` then `make build` rebuilt 107 then 176 files.
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
 	@[ -f $@ ] && [ "$$(cat $@)" = '$(FLAGS_NOW)' ] || printf '%s' '$(FLAGS_NOW)' > $@
@@ -164,3 +167,4 @@ help:
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 -include $(sort $(wildcard mk/*.mk))
+FLAGS_NOW := $(CC) $(ALL_CFLAGS) $(LDFLAGS)

@@ -10,7 +10,7 @@ GRADE_ENV = CC='$(CC)' GRADE_CFLAGS='$(ALL_CFLAGS)' GRADE_LDLIBS='$(LDLIBS)' \
             GRADE_CHECK_LIBS='$(CHECK_LIBS)' GRADE_LDFLAGS='$(LDFLAGS)' GRADE_BUILD='$(BUILD)'
 GRADE_ARGS = --build '$(BUILD)' $${EX:+--ex "$$EX"} $${SUBMISSION:+--submission "$$SUBMISSION"} $${GRADE_OUT:+--out "$$GRADE_OUT"}
 
-.PHONY: grade grade-only grade-check grade-selftest handout grade-class gradescope
+.PHONY: grade grade-only grade-check grade-selftest handout grade-class gradescope lab-sheet
 
 ## grade — grade exercises/ in a sandbox: a table and `Score: X/Y`, exit 1 below full (GRADE_EXIT0=1 keeps 0; EX=NN one exercise; SUBMISSION=dir a student's copy; results in build/grade/NAME.{txt,json,xml})
 grade: deps
@@ -26,9 +26,15 @@ grade-check: $(LIB)
 grade-selftest: $(LIB)
 	@$(GRADE_ENV) tests/grader/run.sh
 
+## lab-sheet — build/lab/lab.md (and .pdf with pandoc): the assignment sheet of LAB=09,10,... (all exercises without): goals, chapters, points per exercise and per test group as the grader gives them, estimated time, how to submit (LAB_NAME=title)
+lab-sheet: $(LIB)
+	@$(GRADE_ENV) scripts/grading/lab-sheet.sh build/lab/lab.md
+
 ## handout — build/normlab-handout.tar.gz for students: no solutions/, regions stubbed, builds and tests the students' exercises/ files, lists what is left, GitHub Classroom workflow
-handout:
-	@scripts/grading/exercises-handout.sh build/normlab-handout.tar.gz
+# LAB=09,10 makes a lab's handout: lab.txt limits its grader, gradebook and
+# Classroom workflow to those exercises, and its sheet (lab.md) is inside.
+handout: $(if $(LAB),$(LIB))
+	@$(GRADE_ENV) scripts/grading/exercises-handout.sh build/normlab-handout.tar.gz
 
 ## grade-class — grade every student folder in SUBMISSIONS=DIR (2 at a time, each sandboxed): build/grade-class/gradebook.csv and reports/NAME.{txt,json,xml} (JOBS=N)
 grade-class: $(LIB)

@@ -6,7 +6,9 @@
  * relative error, max |got - want| / max |want|.  When dx is wrong, the
  * message says which known mistake it matches (grad.c's diagnosis). */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "grad.h"
@@ -170,6 +172,59 @@ END_TEST
 START_TEST(rmsnorm_nan_stays_in_its_row) { nan_stays_in_its_row(NL_RMSNORM, _i); }
 END_TEST
 
+/* Chapter 10: the same bits every run and for every thread count.  A
+ * kernel that threads over rows and adds each thread's share into dgamma
+ * as the threads finish (atomic adds, a critical section, per-thread
+ * partials added in thread order) gets sums in an order that changes
+ * run to run, or with the number of threads: its dgamma is right to a
+ * tolerance yet not reproducible.  Compared bit for bit, 1 to 8 threads,
+ * three runs each, against the first run on one thread, which must be
+ * right (so that the test counts against a starter, which is serial). */
+static void dgamma_same_bits(nl_norm norm, int i)
+{
+    NL_BWD_OR_SKIP(impl, norm, (size_t)i);
+    nl_bwd_problem p = nl_bwd_problem_new(norm, 611, 37, NL_TEST_EPS, 29);
+    float *first = malloc(p.d * sizeof *first), *firstb = malloc(p.d * sizeof *firstb);
+    ck_assert(first && firstb);
+    const int threads[] = {1, 2, 3, 4, 8};
+    int had = omp_get_max_threads();
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        omp_set_num_threads(threads[t]);
+        for (int run = 0; run < 3; run++) {
+            nl_bwd_run(impl, &p);
+            if (t == 0 && run == 0) {
+                check_errors(impl, &p); /* the same bits of a right answer */
+                memcpy(first, p.dgamma, p.d * sizeof *first);
+                memcpy(firstb, p.dbeta, p.d * sizeof *firstb);
+                continue;
+            }
+            for (size_t k = 0; k < p.d; k++) {
+                int db = norm == NL_LAYERNORM && memcmp(&p.dbeta[k], &firstb[k], sizeof(float));
+                if (memcmp(&p.dgamma[k], &first[k], sizeof(float)) == 0 && !db)
+                    continue;
+                omp_set_num_threads(had);
+                ck_abort_msg("%s: %s is not reproducible: %s[%zu] was %a on one thread and is "
+                             "%a on run %d with %d threads. The sum over rows is added in the "
+                             "order threads finish (or depends on how many there are); chapter "
+                             "10 requires the same bits every run: add the rows in one fixed "
+                             "order, or thread over columns",
+                             impl->name, db ? "dbeta" : "dgamma", db ? "dbeta" : "dgamma", k,
+                             (double)(db ? firstb[k] : first[k]),
+                             (double)(db ? p.dbeta[k] : p.dgamma[k]), run + 1, threads[t]);
+            }
+        }
+    }
+    omp_set_num_threads(had);
+    free(first);
+    free(firstb);
+    nl_bwd_problem_free(&p);
+}
+
+START_TEST(layernorm_dgamma_same_bits_every_run) { dgamma_same_bits(NL_LAYERNORM, _i); }
+END_TEST
+START_TEST(rmsnorm_dgamma_same_bits_every_run) { dgamma_same_bits(NL_RMSNORM, _i); }
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("backward_grad");
@@ -185,6 +240,8 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, rmsnorm_gradients_accumulate, 0, (int)rms);
     tcase_add_loop_test(tc, layernorm_nan_stays_in_its_row, 0, (int)ln);
     tcase_add_loop_test(tc, rmsnorm_nan_stays_in_its_row, 0, (int)rms);
+    tcase_add_loop_test(tc, layernorm_dgamma_same_bits_every_run, 0, (int)ln);
+    tcase_add_loop_test(tc, rmsnorm_dgamma_same_bits_every_run, 0, (int)rms);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,10 +15,15 @@ mkdir -p "$dest" || exit 2
     for c in "$src/$id/$base" "$src/exercises/$id/$base" "$src/$base"; do
         [ -f "$c" ] && [ ! -L "$c" ] && { found=$c; break; }
     done
-    if [ -z "$found" ]; then
-        n=$(find "$src" -maxdepth 4 -type f -name "$base" 2>/dev/null | grep -c .)
-        [ "$n" -eq 1 ] && found=$(find "$src" -maxdepth 4 -type f -name "$base" 2>/dev/null)
-    fi
+    # Then, one level deeper each time: the file under an exercises/ID/
+    # folder (a handout uploaded in its normlab/ folder, whose code/ holds
+    # a stub of the same name), under an ID/ folder, or by its name alone;
+    # each only where exactly one file fits.
+    for pat in "*/exercises/$id/$base" "*/$id/$base" "*/$base"; do
+        [ -z "$found" ] || break
+        n=$(find "$src" -maxdepth 5 -type f -path "$pat" 2>/dev/null | grep -c .)
+        [ "$n" -eq 1 ] && found=$(find "$src" -maxdepth 5 -type f -path "$pat" 2>/dev/null)
+    done
     [ -n "$found" ] && [ "$(wc -c <"$found")" -le 1048576 ] || continue
     mkdir -p "$dest/$id" && cp -- "$found" "$dest/$id/$base"
 done

@@ -9,7 +9,9 @@
 # handout-tree.sh makes it a student's tree: the build compiles the
 # student's exercises/ files, `make` and `make test` list what is done and
 # what is left, the README speaks to students, and a GitHub Classroom
-# workflow grades each push. The check at the end fails if any solution
+# workflow grades each push; the grader's reference objects
+# (handout-reference.sh: compiled, no source) let it grade each exercise
+# against the reference code of the others. The check at the end fails if any solution
 # slipped in.
 set -eu
 out=${1:-build/normlab-handout.tar.gz}
@@ -28,9 +30,24 @@ printf '%s\n' "$files" | grep -v -e '^solutions/' -e '^build' | while read -r f;
     mkdir -p "$stage/$(dirname "$f")" && cp -p "$f" "$stage/$f"
 done
 
+# The reference objects, compiled from the real code before it is stubbed
+# (a handout made from a handout keeps the ones it was given: its code/ is
+# the stubs).
+if [ ! -f "$here/reference/machine.txt" ]; then
+    "$here/handout-reference.sh" "$stage/scripts/grading/reference" ||
+        { echo "handout: could not compile the reference objects" >&2; exit 1; }
+fi
+
 "$here/exercises.sh" list code | while read -r id file; do
     awk -v mode=handout -f "$here/../book/snippets.awk" "$file" >"$stage/$file"
 done
+
+# A lab (LAB=09,10): its exercises in lab.txt, which the handout's grader
+# reads (lib.sh's in_lab), and its assignment sheet.
+if [ -n "${LAB:-}" ]; then
+    printf '%s\n' "$LAB" >"$stage/lab.txt"
+    "$here/lab-sheet.sh" "$stage/lab.md" >/dev/null || { echo "handout: could not write the lab's sheet" >&2; exit 1; }
+fi
 
 "$here/handout-tree.sh" "$stage" || { echo "handout: could not turn the tree into a handout" >&2; exit 1; }
 

@@ -45,6 +45,8 @@ done
 export EXDIR CODE SUITES BUILD EX_FILTER=""
 "$here/sandbox.sh" --probe >/dev/null 2>&1 || [ "${UNSAFE:-}" = 1 ] ||
     { "$here/sandbox.sh" --probe; echo "grade-class: refusing to grade without a sandbox (UNSAFE=1 overrides)" >&2; exit 3; }
+. "$here/lib.sh"
+BUILD=$(reference_build "$BUILD" "$work/refbuild") || exit 2   # the handout's reference objects (lib.sh)
 "$here/stage.sh" "$work/stage" || exit 2
 mkdir -p "$work/empty"
 "$here/grade.sh" "${pass[@]}" --stage "$work/stage" --submission "$work/empty" --out "$work/starter-out" --quiet
@@ -76,7 +78,6 @@ done <"$work/list"
 wait
 
 # The gradebook, from each student's table (ID TESTS GOT/MAX STATUS).
-. "$here/lib.sh"
 ids=$(for c in $(exercise_confs); do basename "$(dirname "$c")"; done)
 csv_field() {   # a CSV field: quoted, quotes doubled, and a leading = + - @ defused for spreadsheets
     local v=$1
@@ -87,7 +88,7 @@ csv_field() {   # a CSV field: quoted, quotes doubled, and a leading = + - @ def
     printf 'student'; for id in $ids; do printf ',%s' "$id"; done; printf ',total,max\n'
     while IFS=$'\t' read -r i d; do
         name=$(basename "$d")
-        safe=$(printf '%s' "$name" | tr -c 'A-Za-z0-9._@+-' '_')
+        safe=$(safe_file_name "$name")
         rep=$out/reports/$safe.txt
         csv_field "$name"
         for id in $ids; do

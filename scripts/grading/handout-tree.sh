@@ -22,6 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$dir"
 
 mk=mk/zz-handout.mk
+case ${SEED:-} in *[!0-9]*) echo "handout: SEED must be a number (got '$SEED')" >&2; exit 2 ;; esac
 {
     echo '# zz-handout.mk — only in the students'"'"' handout (scripts/grading/handout-tree.sh).'
     echo '# Each exercise'"'"'s code is compiled from your file in exercises/, so that'
@@ -39,7 +40,17 @@ mk=mk/zz-handout.mk
             printf '$(CL_EMBED_C): exercises/%s/%s\n\n' "$id" "$base" ;;
         esac
     done
+    # make handout SEED=N: this handout's make test draws its random inputs
+    # from another seed (tests/harness/harness.c, NL_TEST_SEED), so one
+    # semester's memorised outputs are not the next one's.
+    if [ -n "${SEED:-}" ]; then
+        printf '# make handout SEED=%s: the visible tests'"'"' random inputs, this semester'"'"'s draw\nexport NL_TEST_SEED := %s\n' "$SEED" "$SEED"
+    fi
     cat <<'MK'
+# The book and the web edition build whatever is done: a `normlab` run
+# they embed that fails on an unfinished exercise is shown, marked, not
+# fatal (book/snippets.lua).
+export NORMLAB_BOOK_PARTIAL := 1
 .DEFAULT_GOAL := handout-all
 .PHONY: handout-all handout-status
 ## handout-all — (the handout's `make`) build your code and list the exercises done and left
@@ -64,18 +75,26 @@ if ! grep -q '^## Your handout' README.md; then
     sed -i '/^| `solutions\/` |/d; s/ (`SOLUTIONS=1` adds the answer key; / (/' README.md
     sed -i 's/^make          # installs missing packages (as root; otherwise prints the apt-get command), builds, runs `normlab demo`$/make          # installs missing packages (as root; otherwise prints the apt-get command), builds YOUR code, lists the exercises done and left/' README.md
     grep -q 'builds YOUR code' README.md
-    awk '/^## Start here/ && !done { print "## Your handout\n\nThis is the course as a student gets it: the answers are not in it. Each\nexercise is a file in `exercises/NN-slug/` (its README says what to do), and\nthe build compiles YOUR file in place of the course'"'"'s own, so everything runs\nyour code:\n\n- `make` builds and lists the exercises done, in progress and not started;\n- `make test` runs every suite on your code and ends with the same list\n  (green once every exercise is done);\n- `make grade EX=NN` scores exercise NN as the course'"'"'s grader does, in a\n  sandbox, with feedback that names the likely mistake first;\n- `make book` prints the book with your code in its listings (and numbers\n  computed by your code: a stub shows as nan until you write it).\n\nIf your course uses GitHub Classroom, each push is graded by\n`.github/workflows/classroom.yml` (one test per exercise).\n"; done = 1 } { print }' README.md >README.md.tmp && mv README.md.tmp README.md
+    awk '/^## Start here/ && !done { print "## Your handout\n\nThis is the course as a student gets it: the answers are not in it. Each\nexercise is a file in `exercises/NN-slug/` (its README says what to do), and\nthe build compiles YOUR file in place of the course'"'"'s own, so everything runs\nyour code:\n\n- `make` builds and lists the exercises done, in progress and not started;\n- `make test` runs every suite on your code and ends with the same list\n  (green once every exercise is done);\n- `make grade EX=NN` scores exercise NN as the course'"'"'s grader does, in a\n  sandbox, with feedback that names the likely mistake first. It grades\n  exercise NN on its own: whatever else it calls\n  (exercise 10 uses 07'"'"'s row splitter, 12 uses 02'"'"'s RMSNorm, ...) is the\n  course'"'"'s reference code, so an exercise you have not done yet never costs\n  points in another. That reference ships compiled, without its source, in\n  `scripts/grading/reference/` (for the machine the handout was made on;\n  elsewhere the grader says so and uses your own code instead). Exercise\n  08 is OpenCL C, compiled when it runs: it has no compiled form to ship,\n  so a grade that ran OpenCL kernels would run your `reduce.cl` (those of\n  09-14 run none). `make` and `make test` run YOUR code everywhere;\n- `make book` prints the book with your code in its listings (and numbers\n  computed by your code: a stub shows as nan until you write it).\n\nIf your course uses GitHub Classroom, each push is graded by\n`.github/workflows/classroom.yml`: one step per exercise, points per test,\nthe same score as `make grade`.\n"; done = 1 } { print }' README.md >README.md.tmp && mv README.md.tmp README.md
+fi
+
+# The grader's reference objects are part of the handout (a Classroom
+# template repository must hold them), though *.o is ignored elsewhere.
+if [ -d scripts/grading/reference ] && ! grep -q 'scripts/grading/reference' .gitignore 2>/dev/null; then
+    printf '%s\n' '!/scripts/grading/reference/obj/**/*.o' >>.gitignore
 fi
 
 mkdir -p .github/workflows
 {
     cat <<'YML'
 # GitHub Classroom autograding (written by scripts/grading/handout-tree.sh).
-# One test per exercise: `make grade-only EX=NN` exits 0 only at full marks
-# (classroom-resources/autograding-command-grader scores a test by its exit
-# status); the full report of every push is in the job log and in the
-# uploaded artifact (build/grade: JSON, JUnit XML, text).  The grader runs
-# each submission in bubblewrap, entered as root through sudo.
+# One step per exercise: `make grade-only EX=NN` grades it in the sandbox
+# and scripts/grading/classroom-result.sh hands its points per test to the
+# reporter (classroom-resources/autograding-grading-reporter adds up the
+# tests' scores), so partial credit is the same score as make grade.  The
+# full report of every push is in the job log and in the uploaded
+# artifact (build/grade: JSON, JUnit XML, text).  The grader runs each
+# submission in bubblewrap, entered as root through sudo.
 name: Autograding Tests
 'on':
 - push
@@ -95,13 +114,15 @@ jobs:
       run: sudo scripts/setup/deps.sh base && make -j2 build
 YML
     ids=()
-    for cfile in exercises/*/exercise.conf; do
+    # The exercises the grader grades (lib.sh's exercise_confs: an
+    # exercise.conf with `sandbox = no` is checked elsewhere, and joins
+    # here once the grader takes it).
+    for cfile in $(EXDIR=exercises EX_FILTER="" exercise_confs); do
         id=$(basename "$(dirname "$cfile")") n=${id%%-*}
         ids+=("ex$n")
-        printf '    - name: %s\n      id: ex%s\n      uses: classroom-resources/autograding-command-grader@v1\n' "$id" "$n"
-        printf '      with:\n        test-name: %s\n        setup-command: ""\n' "$id"
-        printf '        command: sudo -E make --no-print-directory grade-only EX=%s\n        timeout: 10\n        max-score: %s\n' \
-            "$n" "$(conf "$cfile" points)"
+        printf '    - name: %s (%s points)\n      id: ex%s\n      timeout-minutes: 10\n' "$id" "$(conf "$cfile" points)" "$n"
+        printf '      run: |\n        sudo -E make --no-print-directory grade-only EX=%s GRADE_EXIT0=1 GRADE_OUT=build/grade/classroom\n' "$n"
+        printf '        scripts/grading/classroom-result.sh build/grade/classroom/*-ex%s.json >>"$GITHUB_OUTPUT"\n' "$n"
     done
     printf '    - name: Autograding Reporter\n      uses: classroom-resources/autograding-grading-reporter@v1\n      env:\n'
     for i in "${ids[@]}"; do

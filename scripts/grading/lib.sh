@@ -25,9 +25,62 @@ malloc calloc realloc free aligned_alloc posix_memalign abort __assert_fail
 omp_get_thread_num omp_get_num_threads omp_get_max_threads GOMP_parallel GOMP_barrier
 GOMP_critical_start GOMP_critical_end GOMP_atomic_start GOMP_atomic_end"
 
+# The OpenMP runtime a compiled `#pragma omp` calls: libgomp's (gcc) and
+# libomp's (clang) entry points for parallel regions, every loop schedule,
+# reductions, critical sections, single and barriers.  exercise.conf's
+# `allow = @openmp` grants them where the exercise is about threads; the
+# suites' determinism tests, not this list, judge how the threads are used.
+omp_runtime_calls() {
+    local s k
+    printf '%s\n' GOMP_parallel GOMP_parallel_start GOMP_parallel_end GOMP_barrier GOMP_critical_start \
+        GOMP_critical_end GOMP_critical_name_start GOMP_critical_name_end GOMP_atomic_start GOMP_atomic_end \
+        GOMP_loop_end GOMP_loop_end_nowait GOMP_loop_start GOMP_loop_ull_start GOMP_single_start \
+        GOMP_single_copy_start GOMP_single_copy_end GOMP_ordered_start GOMP_ordered_end \
+        omp_get_thread_num omp_get_num_threads omp_get_max_threads omp_in_parallel omp_get_wtime \
+        __kmpc_fork_call __kmpc_barrier __kmpc_critical __kmpc_end_critical __kmpc_global_thread_num \
+        __kmpc_for_static_fini __kmpc_reduce __kmpc_reduce_nowait __kmpc_end_reduce __kmpc_end_reduce_nowait \
+        __kmpc_single __kmpc_end_single __kmpc_master __kmpc_end_master __kmpc_push_num_threads
+    for s in static dynamic guided runtime nonmonotonic_dynamic nonmonotonic_guided nonmonotonic_runtime \
+             maybe_nonmonotonic_runtime; do
+        printf 'GOMP_loop_%s_start\nGOMP_loop_%s_next\nGOMP_loop_ull_%s_start\nGOMP_loop_ull_%s_next\nGOMP_parallel_loop_%s\n' \
+            "$s" "$s" "$s" "$s" "$s"
+    done
+    for k in 4 4u 8 8u; do
+        printf '__kmpc_for_static_init_%s\n__kmpc_dispatch_init_%s\n__kmpc_dispatch_next_%s\n__kmpc_dispatch_fini_%s\n' \
+            "$k" "$k" "$k" "$k"
+    done
+}
+
 conf() {        # conf FILE KEY: the value, comments and blanks trimmed
     awk -v k="$2" -F= '{ sub(/#.*/, "") } { key = $1; gsub(/[ \t]/, "", key) }
-        key == k { v = substr($0, index($0, "=") + 1); gsub(/^[ \t]+|[ \t]+$/, "", v); print v; exit }' "$1"
+        key == k { v = substr($0, index($0, "=") + 1); gsub(/^[ \t]+|[ \t]+$/, "", v); print v; exit }' "$1" |
+        if [ "$2" = allow ]; then sed "s/@openmp/$(omp_runtime_calls | tr '\n' ' ')/"; else cat; fi
+}
+
+# In the handout, each exercise is graded against the reference code of
+# all the others, never the student's unfinished ones: the handout ships
+# the reference objects (scripts/grading/reference/, compiled and stripped
+# by exercises-handout.sh, no source).  reference_build BUILD OVERLAY
+# prints the build folder to stage from: OVERLAY, a copy of BUILD (links)
+# whose objects of exercise files are the reference ones, or BUILD itself
+# where there are none (the course's own tree, whose objects ARE the
+# reference) or they were compiled for another machine (then says so).
+REFERENCE=${REFERENCE:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/reference}
+reference_build() {
+    local b=$1 o=$2 f ab
+    [ -f "$REFERENCE/machine.txt" ] || { printf '%s\n' "$b"; return; }
+    if [ "$(cat "$REFERENCE/machine.txt")" != "$(uname -m)" ]; then
+        echo "grade: the reference objects are for $(cat "$REFERENCE/machine.txt"), this is $(uname -m):" \
+             "your other exercises' code stands in for the reference, so their mistakes count here" >&2
+        printf '%s\n' "$b"; return
+    fi
+    ab=$(cd "$b" && pwd) || return 1
+    mkdir -p "$o" && for f in "$ab"/* "$ab"/.[!.]*; do [ -e "$f" ] && [ "${f##*/}" != obj ] && ln -s "$f" "$o/"; done
+    cp -rs "$ab/obj" "$o/obj" || return 1
+    (cd "$REFERENCE/obj" && find . -name '*.o') | while read -r f; do
+        mkdir -p "$o/obj/${f%/*}" && rm -f "$o/obj/$f" && cp "$REFERENCE/obj/$f" "$o/obj/$f"
+    done
+    printf '%s\n' "$o"
 }
 
 isa_flags() {   # the Makefile's per-ISA flags, by file name
@@ -35,6 +88,19 @@ isa_flags() {   # the Makefile's per-ISA flags, by file name
     *_avx2.c) echo "-mavx2 -mfma" ;;
     *_avx512.c) echo "-mavx512f -mavx512dq -mavx512bw -mavx512vl -mfma" ;;
     esac
+}
+
+# A lab is a chosen set of exercises: LAB=09,10,12 (numbers or ids,
+# commas or spaces), or a handout's lab.txt (make handout LAB=...). Without
+# either, every exercise is in it.
+in_lab() {
+    local want=${LAB:-} w
+    [ -n "$want" ] || { [ -f lab.txt ] && want=$(cat lab.txt); }
+    [ -n "$want" ] || return 0
+    for w in $(printf '%s' "$want" | tr ',' ' '); do
+        [ "$w" = "$1" ] || [ "$w" = "${1%%-*}" ] || { [ "$w" -eq "$((10#${1%%-*}))" ] 2>/dev/null; } && return 0
+    done
+    return 1
 }
 
 # The exercise.conf files to grade: EXDIR/*/exercise.conf, EX_FILTER
@@ -49,6 +115,7 @@ exercise_confs() {
         # `sandbox = no`: an exercise the sandbox cannot host (MPI's mpirun);
         # its README names the target that checks it instead.
         grep -Eq '^[[:space:]]*sandbox[[:space:]]*=[[:space:]]*no\b' "$f" && continue
+        in_lab "$id" || continue
         printf '%s\n' "$f"
     done | LC_ALL=C sort
 }
@@ -63,5 +130,14 @@ json_str() {
 xml_str() {
     printf '%s' "$1" | iconv -c -f UTF-8 -t UTF-8 | tr -d '\000-\010\013\014\016-\037\177' |
         sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g; s/"/\&quot;/g'
+}
+# safe_file_name NAME: NAME as a file name (a safe alphabet); a name that
+# had to change gets 8 hex digits of its SHA-1, so that "alice bob" and
+# "alice_bob", or "José" and "Jos__", never share a report.
+safe_file_name() {
+    local s
+    s=$(printf '%s' "$1" | tr -c 'A-Za-z0-9._@+-' '_')
+    [ "$s" = "$1" ] || s=$s-$(printf '%s' "$1" | sha1sum | cut -c1-8)
+    printf '%s' "$s"
 }
 num() { awk -v x="$1" 'BEGIN { if (x == int(x)) printf "%d", x; else printf "%.2f", x }'; }

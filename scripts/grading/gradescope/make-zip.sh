@@ -13,6 +13,8 @@ git ls-files --cached --others --exclude-standard | grep -v -e '^solutions/' -e 
         [ -f "$f" ] || continue
         mkdir -p "$tmp/$(dirname "$f")" && cp -p "$f" "$tmp/$f"
     done
+# A lab's autograder (LAB=09,10) grades that lab's exercises alone.
+[ -z "${LAB:-}" ] || printf '%s\n' "$LAB" >"$tmp/lab.txt"
 cp "$here/setup.sh" "$here/run_autograder" "$tmp/"
 chmod +x "$tmp/setup.sh" "$tmp/run_autograder"
 mkdir -p "$(dirname "$out")"; rm -f "$out"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# handout-reference.sh DEST — the reference objects the handout grades
+# with: every .c file an exercise grades, compiled from the real code/ of
+# this tree with the grader's flags (lib.sh: the Makefile's, less -Werror
+# and sanitizers), debug information stripped, into DEST/obj/<path>.o,
+# and DEST/machine.txt (uname -m) so that a handout on another machine
+# knows they cannot link there.  No source is written.  lib.sh's
+# reference_build puts them in place of the student's objects of the other
+# exercises when the handout grades one exercise.
+#
+# An exercise whose file is not C (08's reduce.cl, OpenCL C compiled at run
+# time) has no object to ship without its source: DEST/not-shipped.txt
+# names it, and the handout's README says what that means.
+set -eu
+dest=$1
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+mkdir -p "$dest/obj"
+: >"$dest/not-shipped.txt"
+"$here/exercises.sh" list code | while read -r id file; do
+    case $file in
+    *.c) ;;
+    *) printf '%s %s\n' "$id" "$file" >>"$dest/not-shipped.txt"; continue ;;
+    esac
+    o=$dest/obj/${file%.c}.o
+    mkdir -p "$(dirname "$o")"
+    # shellcheck disable=SC2046,SC2086
+    $CC $cflags $(isa_flags "$file") -I"$(dirname "$file")" $(case $file in code/mpi/*) pkg-config --cflags ompi-c 2>/dev/null ;; esac) -c "$file" -o "$o" ||
+        { echo "handout: the reference of $id ($file) does not compile" >&2; exit 1; }
+    objcopy --strip-debug "$o"
+done
+uname -m >"$dest/machine.txt"
