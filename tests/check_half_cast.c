@@ -152,24 +152,12 @@ static size_t count_impls(void)
     return n;
 }
 
-/* Within the stated contract of `h` at element i (registry.def): its ulps
- * of the scalar order, or, for fp32 statistics (ulp 2) where LayerNorm's
- * t*g + b cancels, an error no larger than that of the terms. */
+/* Within the stated contract of `h` at element i (registry.def). */
 static int within_contract(const nl_half_impl *h, const half_problem *p, size_t i, uint16_t got,
                            uint16_t want)
 {
-    double w = nl_half_to_float(p->dt, want);
-    if (nl_half_ulp_error(p->dt, got, w) <= h->ulp)
-        return 1;
-    if (h->ulp < 2)
-        return 0;
-    /* across a power of two the spacing halves: count in the larger one */
-    if (nl_half_ulp_error(p->dt, want, nl_half_to_float(p->dt, got)) <= h->ulp)
-        return 1;
-    if (h->norm != NL_LAYERNORM)
-        return 0;
-    double b = nl_half_to_float(p->wdt, ((const uint16_t *)p->beta)[i % p->d]);
-    return fabs(nl_half_to_float(p->dt, got) - w) <= 0x1p-20 * (fabs(w) + 2 * fabs(b));
+    return nl_half_contract_error(h, got, want, h->norm == NL_LAYERNORM ? p->beta : NULL,
+                                  i % p->d) <= h->ulp;
 }
 
 static const size_t widths[] = {1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 64, 65, 1000, 4097};

@@ -152,12 +152,23 @@ static inline __attribute__((always_inline)) __m256i narrow_full(nl_dtype dt, in
     return narrow16(dt, v);
 }
 
+/* A full vector of 16 outputs: streamed past the caches where `nt` (the
+ * output spills L2, so an ordinary store would first read each line it
+ * writes, a third stream of traffic) and y + i is on the 32-byte grid. */
+static inline __attribute__((always_inline)) void put16(int nt, uint16_t *p, __m256i v)
+{
+    if (nt && ((uintptr_t)p & 31) == 0)
+        _mm256_stream_si256((__m256i *)p, v);
+    else
+        _mm256_storeu_si256((__m256i *)p, v);
+}
+
 /* The elementwise pass of RMSNorm: y = round(x * inv) * w (llama) or
  * round(x * inv * w) (gemma, w = 1 + weight); `w` widened to fp32.
  * Returns nonzero when a vcvtneps2bf16 lane was subnormal. */
 static inline __attribute__((always_inline)) int
-rms_pass(nl_dtype dt, int hw, nl_cast cast, const uint16_t *x, const float *w, float inv,
-         size_t d, uint16_t *y)
+rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const float *w,
+         float inv, size_t d, uint16_t *y)
 {
     const __m512 vinv = _mm512_set1_ps(inv);
     __mmask16 sub = 0;
@@ -167,7 +178,7 @@ rms_pass(nl_dtype dt, int hw, nl_cast cast, const uint16_t *x, const float *w, f
         if (cast == NL_CAST_LLAMA) /* round x*r to the dtype, multiply in the dtype */
             xr = widen16(dt, narrow_full(dt, hw, xr, &sub));
         __m512 out = _mm512_mul_ps(xr, _mm512_loadu_ps(w + i));
-        _mm256_storeu_si256((__m256i *)(y + i), narrow_full(dt, hw, out, &sub));
+        put16(nt, y + i, narrow_full(dt, hw, out, &sub));
     }
     if (i < d) { /* the tail: masked, narrowed by the exact integer trick */
         __mmask16 k = nl_mask16(d - i);
@@ -182,8 +193,8 @@ rms_pass(nl_dtype dt, int hw, nl_cast cast, const uint16_t *x, const float *w, f
 
 /* torch's LayerNorm elementwise: ((x * rstd + shift) * g) + b, no FMA. */
 static inline __attribute__((always_inline)) int
-ln_pass(nl_dtype dt, int hw, const uint16_t *x, const float *g, const float *b, float rstdf,
-        float shiftf, size_t d, uint16_t *y)
+ln_pass(nl_dtype dt, int hw, int nt, const uint16_t *x, const float *g, const float *b,
+        float rstdf, float shiftf, size_t d, uint16_t *y)
 {
     const __m512 shift = _mm512_set1_ps(shiftf), rstd = _mm512_set1_ps(rstdf);
     __mmask16 sub = 0;
@@ -191,7 +202,7 @@ ln_pass(nl_dtype dt, int hw, const uint16_t *x, const float *g, const float *b, 
     for (; i + 16 <= d; i += 16) {
         __m512 t = _mm512_add_ps(_mm512_mul_ps(load16(dt, x + i, 0xffff), rstd), shift);
         t = _mm512_add_ps(_mm512_mul_ps(t, _mm512_loadu_ps(g + i)), _mm512_loadu_ps(b + i));
-        _mm256_storeu_si256((__m256i *)(y + i), narrow_full(dt, hw, t, &sub));
+        put16(nt, y + i, narrow_full(dt, hw, t, &sub));
     }
     if (i < d) {
         __mmask16 k = nl_mask16(d - i);
@@ -207,8 +218,8 @@ ln_pass(nl_dtype dt, int hw, const uint16_t *x, const float *g, const float *b, 
  * the caller takes it, by vdpbf16ps where it can), or from the double
  * statistics of the scalar kernel where fp32 cannot hold them. */
 static inline __attribute__((always_inline)) void
-one_row(nl_dtype dt, int hw, nl_cast cast, const uint16_t *x, const float *w, const float *b,
-        float eps, size_t d, uint16_t *y, double s)
+one_row(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const float *w,
+        const float *b, float eps, size_t d, uint16_t *y, double s)
 {
     if (cast == NL_CAST_TORCH) {
         float meanf = (float)(s / (double)d), rstdf;
@@ -219,13 +230,13 @@ one_row(nl_dtype dt, int hw, nl_cast cast, const uint16_t *x, const float *w, co
             nl_half_ln_stats_from((double)meanf + sdev / (double)d, m2, d, eps, &meanf, &rstdf);
         else
             nl_half_ln_stats(dt, x, d, eps, &meanf, &rstdf);
-        if (ln_pass(dt, hw, x, w, b, rstdf, -rstdf * meanf, d, y))
-            ln_pass(dt, 0, x, w, b, rstdf, -rstdf * meanf, d, y);
+        if (ln_pass(dt, hw, nt, x, w, b, rstdf, -rstdf * meanf, d, y))
+            ln_pass(dt, 0, nt, x, w, b, rstdf, -rstdf * meanf, d, y);
     } else {
         float inv = trusted(s) ? nl_half_rms_inv_from(s, d, eps)
                                 : nl_half_rms_inv(dt, x, d, eps);
-        if (rms_pass(dt, hw, cast, x, w, inv, d, y))
-            rms_pass(dt, 0, cast, x, w, inv, d, y);
+        if (rms_pass(dt, hw, nt, cast, x, w, inv, d, y))
+            rms_pass(dt, 0, nt, cast, x, w, inv, d, y);
     }
 }
 
@@ -238,25 +249,25 @@ static inline __attribute__((always_inline)) double first_sum(nl_dtype dt, nl_ca
 /* The rows of a call, one function per cast order and narrowing so that
  * every inner loop is compiled for constants. */
 #define ROWS(cast, tag)                                                                   \
-    static void rows_##tag(nl_dtype dt, const uint16_t *x, const float *w, const float *b, \
-                           float eps, size_t rows, size_t d, uint16_t *y)                 \
+    static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const float *w,         \
+                           const float *b, float eps, size_t rows, size_t d, uint16_t *y) \
     {                                                                                     \
         for (size_t r = 0; r < rows; r++) {                                               \
             const uint16_t *xr = x + r * d;                                               \
             if (dt == NL_DT_BF16)                                                         \
-                one_row(NL_DT_BF16, 0, cast, xr, w, b, eps, d, y + r * d,                 \
+                one_row(NL_DT_BF16, 0, nt, cast, xr, w, b, eps, d, y + r * d,                 \
                         first_sum(NL_DT_BF16, cast, xr, d));                              \
             else                                                                          \
-                one_row(NL_DT_F16, 0, cast, xr, w, b, eps, d, y + r * d,                  \
+                one_row(NL_DT_F16, 0, nt, cast, xr, w, b, eps, d, y + r * d,                  \
                         first_sum(NL_DT_F16, cast, xr, d));                               \
         }                                                                                 \
     }                                                                                     \
-    BF16_TARGET static void rows_##tag##_hw(const uint16_t *x, const float *w,            \
+    BF16_TARGET static void rows_##tag##_hw(int nt, const uint16_t *x, const float *w,    \
                                             const float *b, float eps, size_t rows,       \
                                             size_t d, uint16_t *y)                        \
     {                                                                                     \
         for (size_t r = 0; r < rows; r++)                                                 \
-            one_row(NL_DT_BF16, 1, cast, x + r * d, w, b, eps, d, y + r * d,              \
+            one_row(NL_DT_BF16, 1, nt, cast, x + r * d, w, b, eps, d, y + r * d,              \
                     dot_bf16(x + r * d, d, cast != NL_CAST_TORCH));                       \
     }
 ROWS(NL_CAST_LLAMA, llama)
@@ -276,10 +287,10 @@ static void widen_weights(nl_dtype dt, nl_cast cast, const uint16_t *gamma, cons
     }
 }
 
-typedef void rows_fn(nl_dtype, const uint16_t *, const float *, const float *, float, size_t,
-                     size_t, uint16_t *);
-typedef void hw_rows_fn(const uint16_t *, const float *, const float *, float, size_t, size_t,
-                        uint16_t *);
+typedef void rows_fn(nl_dtype, int, const uint16_t *, const float *, const float *, float,
+                     size_t, size_t, uint16_t *);
+typedef void hw_rows_fn(int, const uint16_t *, const float *, const float *, float, size_t,
+                        size_t, uint16_t *);
 
 static int run(nl_cast cast, rows_fn *plain_rows, hw_rows_fn *hw_rows, nl_dtype dt,
                const uint16_t *x, const void *gamma, const void *beta, float eps, size_t rows,
@@ -296,10 +307,13 @@ static int run(nl_cast cast, rows_fn *plain_rows, hw_rows_fn *hw_rows, nl_dtype 
     }
     float *b = ln ? w + d : NULL;
     widen_weights(dt, cast, gamma, beta, d, w, b);
+    int nt = nl_output_spills(rows, (d + 1) / 2); /* 16-bit: half the floats */
     if (dt == NL_DT_BF16 && cpu_has_bf16())
-        hw_rows(x, w, b, eps, rows, d, y);
+        hw_rows(nt, x, w, b, eps, rows, d, y);
     else
-        plain_rows(dt, x, w, b, eps, rows, d, y);
+        plain_rows(dt, nt, x, w, b, eps, rows, d, y);
+    if (nt)
+        _mm_sfence(); /* streamed lines are visible before we return */
     nl_free(w);
     return NL_OK;
 }
