@@ -100,7 +100,9 @@ $(PEERS_VENV)/.installed:
 ## peers — PyTorch, JAX and ONNX Runtime (a venv under build/) timed beside our kernels in one run → build/peers.csv (`normlab bench --show build/peers.csv`)
 .PHONY: peers peers-smoke
 peers: $(NORMLAB) $(PEERS_VENV)/.installed
-	$(NORMLAB) bench --force --csv $(BUILD)/peers-ours.csv $(BENCH_NOTES) $(PEERS_BENCH_FLAGS)
+	$(NORMLAB) bench --force --csv $(BUILD)/peers-ours.csv $(BENCH_NOTES) \
+	    --note "load: 1/5/15-minute load average $$(cut -d' ' -f1-3 /proc/loadavg) when the bench started" \
+	    $(PEERS_BENCH_FLAGS)
 	$(PEERS_VENV)/bin/python scripts/bench/peers.py --csv $(BUILD)/peers-ours.csv \
 	    --out $(PEERS_CSV) --force --frameworks $(PEERS_FRAMEWORKS)
 	$(NORMLAB) bench --show $(PEERS_CSV)

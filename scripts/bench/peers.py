@@ -279,6 +279,7 @@ def main():
             pass
     if not order:
         fail("%s has no CPU rows to stand beside" % a.csv)
+    load_before = os.getloadavg()
     versions, peer_rows = [], {}
     threads = sorted({k[2] for k in order})
     for fw in wanted:
@@ -308,6 +309,9 @@ def main():
             fh.write(c + "\n")
         fh.write("# peers: %s, timed by scripts/bench/peers.py against this run's copy roof\n"
                  % (", ".join(versions) or "none could run"))
+        fh.write("# load: 1/5/15-minute load average %.2f %.2f %.2f when the peers started, "
+                 "%.2f %.2f %.2f when they ended (a shared machine: compare fractions of copy)\n"
+                 % (load_before + os.getloadavg()))
         fh.write(",".join(header) + "\n")
         w = csv.DictWriter(fh, fieldnames=header, extrasaction="ignore", lineterminator="\n")
         done = set()
