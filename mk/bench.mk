@@ -77,3 +77,36 @@ $(BENCH_FIG).pdf: $(BENCH_CSV) $(BENCH_FIG_SRC) scripts/book/plot-bench.sh scrip
 # The script draws both; this only catches a PNG deleted on its own.
 $(BENCH_FIG).png: $(BENCH_FIG).pdf
 	@test -f $@ || scripts/book/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG)
+
+# ------------------------------------------------------------------ peers
+# PyTorch, JAX (XLA) and ONNX Runtime beside our kernels: installed from
+# PyPI into a virtual environment under build/ (never system-wide, never
+# by `make test` or CI), timed by scripts/bench/peers.py on the shapes of a
+# `normlab bench` run made now, against that run's copy roof, each
+# checked against the double reference first. PEERS_PIP names the
+# packages (torch's PyPI wheel brings its CUDA libraries: a few GiB).
+PEERS_VENV ?= $(BUILD)/peers-venv
+PEERS_PIP ?= numpy onnx onnxruntime "jax[cpu]" torch
+PEERS_FRAMEWORKS ?= torch,jax,ort
+PEERS_BENCH_FLAGS ?= --dtype f32,bf16 --shape 4096x4096,16384x8192 --samples 9 --no-peer \
+    --impl rmsnorm_best,layernorm_best,rmsnorm_omp,layernorm_omp,rmsnorm_llama_bf16_avx512_f32stats,layernorm_torch_bf16_avx512_f32stats,rmsnorm_llama_bf16_f32stats_omp,layernorm_torch_bf16_f32stats_omp
+PEERS_CSV ?= $(BUILD)/peers.csv
+
+$(PEERS_VENV)/.installed:
+	python3 -m venv $(PEERS_VENV)
+	$(PEERS_VENV)/bin/pip install --disable-pip-version-check $(PEERS_PIP)
+	touch $@
+
+## peers — PyTorch, JAX and ONNX Runtime (a venv under build/) timed beside our kernels in one run → build/peers.csv (`normlab bench --show build/peers.csv`)
+.PHONY: peers peers-smoke
+peers: $(NORMLAB) $(PEERS_VENV)/.installed
+	$(NORMLAB) bench --force --csv $(BUILD)/peers-ours.csv $(BENCH_NOTES) \
+	    --note "load: 1/5/15-minute load average $$(cut -d' ' -f1-3 /proc/loadavg) when the bench started" \
+	    $(PEERS_BENCH_FLAGS)
+	$(PEERS_VENV)/bin/python scripts/bench/peers.py --csv $(BUILD)/peers-ours.csv \
+	    --out $(PEERS_CSV) --force --frameworks $(PEERS_FRAMEWORKS)
+	$(NORMLAB) bench --show $(PEERS_CSV)
+
+## peers-smoke — the peer harness on one small shape; skips, saying why, when PyPI cannot be reached
+peers-smoke: $(NORMLAB)
+	@scripts/bench/peers-smoke.sh $(NORMLAB) $(PEERS_VENV) '$(PEERS_PIP)' $(BUILD)

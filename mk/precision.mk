@@ -12,3 +12,39 @@ book-only html-only: $(PRECISION_FIG).png
 $(PRECISION_FIG).png: $(NORMLAB) scripts/book/plot-precision.sh
 	$(NORMLAB) precision --histogram $(PRECISION_FIG).dat --force > /dev/null
 	scripts/book/plot-precision.sh $(PRECISION_FIG).dat $(PRECISION_FIG)
+
+# Instruction and cycle counts of the 16-bit kernels (chapter 8's speed
+# section): perf stat over REPS calls on a problem that stays in L2, less
+# a run of no calls, per 16 elements. perf's counters move little with the
+# load of a shared machine; in a VM without a PMU ("software events only")
+# only task-clock, the CPU time of the process, is left: then ns per 16.
+HALF_COUNT := $(BUILD)/half-count
+HALF_PERF_IMPLS ?= rmsnorm_llama_bf16_avx512 rmsnorm_llama_bf16_avx512_f32stats \
+                   rmsnorm_llama_f16_avx512 rmsnorm_llama_f16_avx512_f32stats \
+                   rmsnorm_gemma_bf16_avx512 rmsnorm_gemma_bf16_avx512_f32stats \
+                   layernorm_torch_bf16_avx512 layernorm_torch_bf16_avx512_f32stats \
+                   layernorm_torch_f16_avx512 layernorm_torch_f16_avx512_f32stats
+HALF_PERF_SHAPE ?= 32 4096 400
+$(HALF_COUNT): $(BUILD)/obj/scripts/tools/half-count.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+## half-perf — perf stat per 16 elements of the bf16/fp16 kernels: instructions, cycles, CPU ns (chapter 8)
+.PHONY: half-perf
+half-perf: $(HALF_COUNT)
+	@command -v perf > /dev/null || { echo "half-perf: perf not found (Debian: linux-perf)" >&2; exit 1; }
+	@rows=$(word 1,$(HALF_PERF_SHAPE)); d=$(word 2,$(HALF_PERF_SHAPE)); reps=$(word 3,$(HALF_PERF_SHAPE)); \
+	printf '%-38s %9s %9s %9s\n' "impl ($$rows x $$d, $$reps calls)" 'insn/16' 'cyc/16' 'cpu ns/16'; \
+	for impl in $(HALF_PERF_IMPLS); do \
+	  c() { perf stat -x, -e instructions:u,cycles:u,task-clock $(HALF_COUNT) $$impl $$rows $$d $$1 2>&1 >/dev/null \
+	        | awk -F, '/instructions/ {i=$$1} /cycles/ {c=$$1} /task-clock/ {t=$$1} \
+	                   END {if (i !~ /^[0-9]/) i = "-"; if (c !~ /^[0-9]/) c = "-"; print i, c, t}'; }; \
+	  set -- $$(c $$reps) $$(c 0); \
+	  awk -v n=$$impl -v i=$$1 -v c=$$2 -v t=$$3 -v i0=$$4 -v c0=$$5 -v t0=$$6 -v e=$$((rows * d * reps)) \
+	    'BEGIN { f = "%9s"; \
+	             printf "%-38s ", n; \
+	             if (i == "-") printf "%9s %9s ", "-", "-"; \
+	             else printf "%9.1f %9.1f ", (i - i0) * 16 / e, (c - c0) * 16 / e; \
+	             printf "%9.2f\n", (t - t0) * 1e6 * 16 / e }'; \
+	done; \
+	perf stat -e cycles true 2>&1 | grep -q 'not supported' && \
+	  echo "(no hardware counters here: perf reports software events only; instructions from scripts/tools/loop-insns.py)" || true

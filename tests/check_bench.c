@@ -278,6 +278,64 @@ START_TEST(shapes_parse_and_refuse)
 END_TEST
 
 /* The regime label follows the reported cache sizes. */
+/* The core's own sysfs entries win over sysconf, whatever getconf says:
+ * a fake cache folder (L1d 48K, L1i 64K, L2 2048K, L3 32M) is read back
+ * as 2 MiB and 32 MiB, the instruction cache ignored; a bf16 pass is sized
+ * by its own bytes. */
+static void put(const char *dir, int index, const char *field, const char *value)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/index%d", dir, index);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/index%d/%s", dir, index, field);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%s\n", value);
+    fclose(f);
+}
+
+START_TEST(cache_sizes_come_from_the_cores_sysfs_first)
+{
+    char dir[] = "/tmp/nl-cache-sysfs-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *levels[][3] = {{"1", "Data", "48K"}, {"1", "Instruction", "64K"},
+                               {"2", "Unified", "2048K"}, {"3", "Unified", "32M"}};
+    for (int i = 0; i < 4; i++) {
+        put(dir, i, "level", levels[i][0]);
+        put(dir, i, "type", levels[i][1]);
+        put(dir, i, "size", levels[i][2]);
+    }
+    setenv("NORMLAB_CACHE_SYSFS", dir, 1);
+    double l2, l3;
+    nl_cache_sizes(&l2, &l3);
+    ck_assert_msg(l2 == 2048.0 * 1024 && l3 == 32.0 * 1024 * 1024,
+                  "sysfs says L2 2048K, L3 32M; read %.0f and %.0f bytes", l2, l3);
+    ck_assert_str_eq(nl_cache_source(), "sysfs");
+    /* 4096x4096 in bf16 moves 64 MiB: beyond this 32 MiB L3; 2048x4096 32 MiB fits */
+    ck_assert_str_eq(nl_bytes_regime(4096.0 * 4096 * 4, 1), "memory");
+    ck_assert_str_eq(nl_bytes_regime(2048.0 * 4096 * 4, 1), "L3");
+    /* no sysfs entries: sysconf, named as such (or nothing, where it reports none) */
+    char none[600];
+    snprintf(none, sizeof none, "%s/absent", dir);
+    setenv("NORMLAB_CACHE_SYSFS", none, 1);
+    nl_cache_sizes(&l2, &l3);
+    ck_assert_msg(!strcmp(nl_cache_source(), "sysconf") || (l2 == 0 && l3 == 0),
+                  "without sysfs the source must be sysconf, got '%s'", nl_cache_source());
+    unsetenv("NORMLAB_CACHE_SYSFS");
+    for (int i = 0; i < 4; i++) {
+        char path[600];
+        const char *fields[] = {"level", "type", "size"};
+        for (int f = 0; f < 3; f++) {
+            snprintf(path, sizeof path, "%s/index%d/%s", dir, i, fields[f]);
+            unlink(path);
+        }
+        snprintf(path, sizeof path, "%s/index%d", dir, i);
+        rmdir(path);
+    }
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(shapes_know_their_cache_regime)
 {
     double l2, l3;
@@ -574,6 +632,7 @@ Suite *nl_suite(void)
     tcase_add_test(tc, shapes_parse_and_refuse);
     tcase_add_test(tc, count_lists_parse_and_refuse);
     tcase_add_test(tc, shapes_know_their_cache_regime);
+    tcase_add_test(tc, cache_sizes_come_from_the_cores_sysfs_first);
     tcase_add_test(tc, validation_catches_a_wrong_kernel);
     tcase_add_test(tc, bench_data_is_the_same_on_any_thread_count);
     tcase_add_test(tc, timing_fills_every_field);

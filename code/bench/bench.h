@@ -41,13 +41,20 @@ int nl_parse_shape(const char *text, nl_shape *out);
 double nl_shape_bytes(nl_shape s);
 
 /* Where one pass over a shape's bytes (input and output) can live, from
- * the cache sizes the system reports (sysconf): "L2" when each thread's
- * share fits its core's L2, "L3" when the whole fits the last-level
- * cache, else "memory".  A virtual machine may report any L3 size: the
- * label says what the report implies, which is why the bench prints it. */
+ * the cache sizes of nl_cache_sizes: "L2" when each thread's share fits
+ * its core's L2, "L3" when the whole fits the last-level cache, else
+ * "memory".  A virtual machine may report any L3 size: the label says
+ * what the report implies, which is why the bench prints it and where it
+ * came from (nl_cache_source). nl_bytes_regime does the same for a pass
+ * of `bytes` (a 16-bit row moves half the bytes of its f32 shape). */
 const char *nl_shape_regime(nl_shape s, size_t threads);
-/* The reported per-core L2 and last-level cache in bytes (0: unknown). */
+const char *nl_bytes_regime(double bytes, size_t threads);
+/* The per-core L2 and last-level cache in bytes (0: unknown): the core's
+ * own sysfs entries (/sys/devices/system/cpu/cpu0/cache/index*), else
+ * sysconf (what getconf prints). */
 void nl_cache_sizes(double *l2, double *l3);
+/* Where nl_cache_sizes found them: "sysfs", "sysconf", or "" (nowhere). */
+const char *nl_cache_source(void);
 
 /* "1,2,8" into at most `max` counts, each in 1..max_value; returns how
  * many, or 0 with the reason in nl_last_error(). */

@@ -72,9 +72,10 @@ size_t bench_provenance(const bench_options *o, int opencl_rows, char lines[][51
              nl_phys_memory() / (1024.0 * 1024.0 * 1024.0));
     double l2, l3;
     nl_cache_sizes(&l2, &l3);
-    snprintf(lines[k++], 512, "caches: L2 %.1f MiB per core, last level %.1f MiB, as the "
-             "system reports them (0: not reported)", l2 / (1024.0 * 1024.0),
-             l3 / (1024.0 * 1024.0));
+    snprintf(lines[k++], 512, "caches: L2 %.1f MiB per core, last level %.1f MiB, from %s "
+             "(0: not reported)", l2 / (1024.0 * 1024.0), l3 / (1024.0 * 1024.0),
+             !strcmp(nl_cache_source(), "sysfs") ? "the core's sysfs entries"
+             : *nl_cache_source() ? "sysconf (getconf)" : "nowhere");
 #if defined(__clang__)
     snprintf(lines[k++], 512, "compiler: clang %s", __clang_version__);
 #elif defined(__GNUC__)

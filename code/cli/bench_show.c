@@ -24,7 +24,7 @@ static void print_provenance(const char *line)
 {
     static const char *const keep[] = {"# cpu:", "# compiler:", "# date:", "# commit:",
                                        "# peer:", "# opencl device:", "# opencl settings:", "# caches:",
-                                       "# normlab bench"};
+                                       "# peers:", "# load:", "# normlab bench"};
     for (size_t k = 0; k < sizeof keep / sizeof *keep; k++)
         if (!strncmp(line, keep[k], strlen(keep[k]))) {
             int n = (int)strcspn(line + 2, "\n");

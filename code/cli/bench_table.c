@@ -22,16 +22,26 @@ static const char *human_bytes(double bytes, char *buf, size_t n)
 }
 
 /* What the regime means for the numbers below it: in cache the copy is a
- * yardstick, beyond the last-level cache it is the wall (chapter 6). */
-static const char *regime_words(const char *regime)
+ * yardstick, beyond the last-level cache it is the wall (chapter 6). A
+ * live run (`here`) names this machine's L3 and where its size came from;
+ * --show reads another run's regime, whose machine's caches are in its
+ * CSV's "# caches:" line. */
+static const char *regime_words(const char *regime, int here)
 {
     if (!regime || !*regime)
         return "";
     if (!strcmp(regime, "L2"))
         return "; fits L2";
-    if (!strcmp(regime, "L3"))
-        return "; fits the reported L3";
-    return "; beyond the reported L3";
+    if (!here)
+        return !strcmp(regime, "L3") ? "; fits L3" : "; beyond L3";
+    /* say whose figure: a VM's sysconf may report the host's whole L3 */
+    static char words[96];
+    double l2, l3;
+    nl_cache_sizes(&l2, &l3);
+    snprintf(words, sizeof words, "; %s the L3 of %.0f MiB (%s)",
+             !strcmp(regime, "L3") ? "fits" : "beyond", l3 / MIB,
+             *nl_cache_source() ? nl_cache_source() : "unknown");
+    return words;
 }
 
 /* Bytes one value of dtype takes: 2 for "bf16" and "f16", else a float's
@@ -55,11 +65,11 @@ void bench_print_block(nl_shape s, size_t t, const char *regime, const char *dty
     human_bytes(nl_shape_bytes(s) / 2 * (double)vb / sizeof(float), size, sizeof size);
     if (vb == sizeof(float))
         printf("\n== %zux%zu (%s in, as much out), %zu thread%s%s\n", s.rows, s.d, size, t,
-               t == 1 ? "" : "s", regime_words(regime));
+               t == 1 ? "" : "s", regime_words(regime, wide));
     else
         printf("\n== %zux%zu %s (%s in, as much out: %zu bytes per element, not f32's %zu), "
                "%zu thread%s%s\n", s.rows, s.d, dtype, size, 2 * vb, 2 * sizeof(float), t,
-               t == 1 ? "" : "s", regime_words(regime));
+               t == 1 ? "" : "s", regime_words(regime, wide));
     printf("%-26s %9s", "implementation", "ms");
     if (wide)
         printf(" %19s", "p10..p90 ms");

@@ -403,6 +403,15 @@ void nl_half_reference(nl_cast cast, nl_dtype dt, const uint16_t *x,
  * Infinity when got is not finite and want is, 0 when both are the same
  * non-finite value. */
 double nl_half_ulp_error(nl_dtype dt, uint16_t got, double want);
+/* The distance of `got` from the scalar order's `want` (element i of a
+ * row of `impl`, `beta` its LayerNorm bias in the weight's dtype or NULL)
+ * as it counts against impl->ulp: its ulps, except where impl sums in
+ * fp32 (ulp 2: registry.def says why), whose moves across a power of two
+ * count in the larger spacing and whose LayerNorm outputs where t*g + b
+ * cancels count as 0 while within the error of their terms. A kernel
+ * keeps its contract when this stays <= impl->ulp on every element. */
+double nl_half_contract_error(const nl_half_impl *impl, uint16_t got, uint16_t want,
+                              const void *beta, size_t i);
 
 /* ------------------------------- chapter 8's measurements (numerics.c) */
 

@@ -67,8 +67,8 @@ double nl_half_bench_validate(nl_half_bench *h, int *rc)
         size_t r = checks == h->rows ? k : k * (h->rows - 1) / (checks - 1);
         *rc = ref->fn(h->impl->dtype, h->x + r * h->d, h->gamma, h->beta, h->eps, 1, h->d, want);
         for (size_t i = 0; i < h->d && !*rc; i++) {
-            double u = nl_half_ulp_error(h->impl->dtype, h->y[r * h->d + i],
-                                         nl_half_to_float(h->impl->dtype, want[i]));
+            double u = nl_half_contract_error(h->impl, h->y[r * h->d + i], want[i],
+                                              h->impl->norm == NL_LAYERNORM ? h->beta : NULL, i);
             worst = u > worst || isnan(u) ? u : worst;
         }
     }

@@ -36,13 +36,13 @@ static nl_half_fn best_of(nl_cast cast)
     }
 }
 
-static int run_threads(nl_cast cast, nl_dtype dt, const uint16_t *x, const void *gamma,
-                       const void *beta, float eps, size_t rows, size_t d, uint16_t *y)
+static int threads_of(nl_half_fn fn, nl_cast cast, nl_dtype dt, const uint16_t *x,
+                      const void *gamma, const void *beta, float eps, size_t rows, size_t d,
+                      uint16_t *y)
 {
     int rc = nl_half_check_args(dt, x, gamma, beta, rows, d, y, nl_cast_norm(cast));
     if (rc || rows == 0)
         return rc;
-    nl_half_fn fn = best_of(cast);
     int failed = 0;
 #pragma omp parallel reduction(| : failed)
     {
@@ -66,9 +66,24 @@ static int run_threads(nl_cast cast, nl_dtype dt, const uint16_t *x, const void 
                                  const void *beta, float eps, size_t rows, size_t d,        \
                                  uint16_t *y)                                               \
     {                                                                                       \
-        return run_threads(CAST, dt, x, gamma, beta, eps, rows, d, y);                      \
+        return threads_of(best_of(CAST), CAST, dt, x, gamma, beta, eps, rows, d, y);                      \
     }
 BEST_AND_OMP(rmsnorm, llama, NL_CAST_LLAMA)
 BEST_AND_OMP(rmsnorm, gemma, NL_CAST_GEMMA)
 BEST_AND_OMP(rmsnorm, t5_f32w, NL_CAST_T5_F32W)
 BEST_AND_OMP(layernorm, torch, NL_CAST_TORCH)
+
+#if defined(__x86_64__)
+/* The fp32-statistics rung (castorder_f32stats_avx512.c) on threads. */
+#define F32STATS_OMP(norm, cast, CAST)                                                      \
+    int nl_##norm##_##cast##_f32stats_omp(nl_dtype dt, const uint16_t *x, const void *gamma, \
+                                          const void *beta, float eps, size_t rows,         \
+                                          size_t d, uint16_t *y)                            \
+    {                                                                                       \
+        return threads_of(nl_##norm##_##cast##_f32stats_avx512, CAST, dt, x, gamma, beta,   \
+                          eps, rows, d, y);                                                 \
+    }
+F32STATS_OMP(rmsnorm, llama, NL_CAST_LLAMA)
+F32STATS_OMP(rmsnorm, gemma, NL_CAST_GEMMA)
+F32STATS_OMP(layernorm, torch, NL_CAST_TORCH)
+#endif

@@ -57,3 +57,21 @@ double nl_half_ulp_error(nl_dtype dt, uint16_t got, double want)
     return fabs(g - want) / ldexp(1.0, e - frac);
 }
 // @end
+
+double nl_half_contract_error(const nl_half_impl *impl, uint16_t got, uint16_t want,
+                              const void *beta, size_t i)
+{
+    nl_dtype dt = impl->dtype;
+    double w = nl_half_to_float(dt, want), u = nl_half_ulp_error(dt, got, w);
+    if (u <= impl->ulp || impl->ulp < 2)
+        return u;
+    /* across a power of two the spacing halves: count in the larger one */
+    double back = nl_half_ulp_error(dt, want, nl_half_to_float(dt, got));
+    u = back < u ? back : u;
+    if (u <= impl->ulp || impl->norm != NL_LAYERNORM || !beta)
+        return u;
+    /* t*g + b in fp32 cancels: its error is relative to the terms, which
+     * |y| + 2|b| bounds, as for the double reference (check_half_cast) */
+    double b = nl_half_to_float(nl_cast_weight_dtype(impl->cast, dt), ((const uint16_t *)beta)[i]);
+    return fabs(nl_half_to_float(dt, got) - w) <= 0x1p-20 * (fabs(w) + 2 * fabs(b)) ? 0.0 : u;
+}
