@@ -211,7 +211,10 @@ def classify(mod, width, eps):
         e = eps if eps is not None else 1e-5
         for g in [1] + [d for d in range(2, 17) if width % d == 0]:
             for kind in ("layernorm", "rmsnorm"):
-                if torch.allclose(y, reference(x, kind, e, g), atol=2e-3, rtol=2e-3):
+                ref = reference(x, kind, e, g)
+                # A gated norm multiplies by a constant here (the gate of ones).
+                scale = float((y * ref).sum() / (ref * ref).sum())
+                if abs(scale) > 1e-3 and torch.allclose(y, scale * ref, atol=2e-3 * abs(scale), rtol=2e-3):
                     return kind, offset, g
         return None, "matches neither LayerNorm nor RMSNorm on a test tensor", 0
     except Exception as ex:
@@ -219,6 +222,32 @@ def classify(mod, width, eps):
 
 
 LAYER_RE = re.compile(r"^(.*?)\.(\d+)\.(.*)$")
+
+
+def measure_eps(mod, width):
+    """eps of a norm that keeps it in no attribute (OLMo's is in forward):
+    on an input of tiny variance the output gives it away,
+    eps = (x_centred / y)^2 - var, for LayerNorm and RMSNorm alike."""
+    try:
+        m = copy.deepcopy(mod).to_empty(device="cpu").double()
+        w, b = norm_weight_bias(m)
+        with torch.no_grad():
+            if b is not None:
+                b.zero_()
+            if w is not None:
+                w.fill_(1.0)
+            x = torch.linspace(-1, 1, width, dtype=torch.float64).reshape(1, width) * 1e-3
+            y = run_norm(m, x).double()
+            y = y.double() if y.dtype != torch.float64 else y
+            # x has mean 0, so LayerNorm and RMSNorm agree: y = x / sqrt(ms + eps).
+            ms = float((x * x).mean())
+            ratio = float((x * x).sum() / (y * y).sum()) if w is None or float(y.abs().max()) > 0 else 0
+            e = ratio - ms
+            if w is not None and float(run_norm(m, x * 0).abs().max()) > 1e-9:
+                return None
+            return float(f"{e:.3g}") if e > 0 else None
+    except Exception:
+        return None
 
 
 def inventory(model, cfgd):
@@ -231,7 +260,12 @@ def inventory(model, cfgd):
         width = norm_width(mod)
         if width is None:
             continue
-        out.append({"path": path, "cls": type(mod).__name__, "width": width, "eps": norm_eps(mod),
+        eps = norm_eps(mod)
+        measured = False
+        if eps is None:
+            eps = measure_eps(mod, width)
+            measured = eps is not None
+        out.append({"path": path, "cls": type(mod).__name__, "width": width, "eps": eps, "eps_measured": measured,
                     "weight": w is not None, "bias": b is not None, "mod": mod})
     return out
 
@@ -260,6 +294,11 @@ def width_expr(width, cfgd, hidden_key):
             if a != b and f[b] and f[a] % f[b] == 0 and f[a] // f[b] == width:
                 return f"{a}/{b}"
     for a in sized:
+        for b in sized:
+            for c in sized:
+                if len({a, b, c}) == 3 and f[c] and (f[a] * f[b]) % f[c] == 0 and f[a] * f[b] // f[c] == width:
+                    return f"{a}*{b}/{c}"
+    for a in sized:
         for k in (2, 3, 4):
             if f[a] * k == width:
                 return f"{k}*{a}"
@@ -282,6 +321,10 @@ def explain_layers(idx_set, n_layers, lexpr, cfgd):
             if not (vals & rest):
                 return "+".join(f"#{k}={x}" for x in sorted(vals))
     for k, v in cfgd.items():
+        # Lists of layer indices only (cross_attention_layers, mlp_only_layers),
+        # not any list of numbers that happens to fit.
+        if not re.search(r"layer|idx|indices|index", k):
+            continue
         if isinstance(v, list) and v and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
             s = {x for x in v if 0 <= x < n_layers}
             if s == idx_set:
@@ -310,7 +353,7 @@ def stack_len_expr(n, cfgd):
         if v == n and "layer" in k:
             return k
     for k, v in cfgd.items():
-        if isinstance(v, list) and len(v) == n and all(isinstance(x, str) for x in v):
+        if isinstance(v, list) and len(v) == n and all(isinstance(x, str) for x in v) and "layer" in k:
             return k
     return str(n)
 
@@ -328,7 +371,7 @@ def describe(model, cfg, cfgd, hidden_key):
     # Stacks: module lists of layers, by the path before the index.
     stacks = {}
     for path, mod in model.named_modules():
-        if isinstance(mod, torch.nn.ModuleList) and len(mod) > 0:
+        if isinstance(mod, (torch.nn.ModuleList, torch.nn.Sequential)) and len(mod) > 0:
             stacks[path] = len(mod)
     groups = {}
     eps_vals = {}
@@ -414,6 +457,7 @@ def census_one(mt):
         tmt = text.model_type
         rec["text_config"] = tmt
         if tmt in CONFIG_MAPPING_NAMES:
+            rec["aliases"] = f"text_config={tmt}"
             rec["status"] = "delegates"
             rec["why"] = f"its language model is text_config ({tmt}), a row of its own"
             return rec
@@ -458,36 +502,70 @@ def census_one(mt):
     rec["small_counts"] = {"norm_layers": sum(r["n"] for r in rows),
                            "norm_params": sum(r["n"] * r["width_value"] * (int(r["weight"]) + int(r["bias"]))
                                               for r in rows)}
-    # Toggles: every boolean field flipped, one at a time.
+    # Toggles: every boolean flipped, every unset field set to 1 and 2,
+    # every small integer (0-2) given the others; then each pair of those
+    # that changed something, together.
     sig = signature(rows)
     toggles = []
     deadline = time.time() + TIME_BOX / 2
+    alts = []
     for k, v in sorted(cfgd.items()):
-        if not isinstance(v, bool) or NOT_STRUCTURAL.match(k):
+        if NOT_STRUCTURAL.match(k) or k in kw:
             continue
-        if time.time() > deadline:
-            rec["toggles_cut"] = "time box reached before every boolean was tried"
-            break
+        if isinstance(v, bool):
+            alts += [(k, not v)]
+        elif v is None:
+            alts += [(k, 1), (k, 2)]
+        elif isinstance(v, int) and 0 <= v <= 2:
+            alts += [(k, x) for x in (0, 1, 2) if x != v]
+
+    def attempt(when, against=None):
         try:
-            tcfg, tmodel = build(cls_cfg, {**kw, k: not v})
+            tcfg, tmodel = build(cls_cfg, {**kw, **dict(when)})
             trows, _ = describe(tmodel, tcfg, fields(tcfg), hk)
         except TimeUp:
             raise
-        except Exception as ex:
-            continue
-        if signature(trows) != sig:
-            for r in trows:
-                ek = next((marks[m] for m in marks if r["eps"] is not None and
-                           math.isclose(m, r["eps"], rel_tol=1e-9)), "")
-                r["eps_key"] = ek
-            toggles.append({"field": k, "value": not v, "groups": trows})
+        except Exception:
+            return None
+        if signature(trows) == (sig if against is None else against):
+            return None
+        for r in trows:
+            r["eps_key"] = next((marks[m] for m in marks if r["eps"] is not None and
+                                 math.isclose(m, r["eps"], rel_tol=1e-9)), "")
+        return {"when": list(when), "groups": trows}
+
+    mattered = []
+    for k, x in alts:
+        if time.time() > deadline:
+            rec["toggles_cut"] = "time box reached before every field was tried"
+            break
+        t = attempt([(k, x)])
+        if t:
+            toggles.append(t)
+            mattered.append((k, x))
+    # A field may matter only beside another (Falcon's num_ln_in_parallel_attn
+    # under new_decoder_architecture): each one that mattered, with every other.
+    pairs = {tuple(sorted((a, b))) for a in mattered for b in alts if a[0] != b[0]}
+    for a, b in sorted(pairs, key=str):
+        if time.time() > deadline:
+            rec["toggles_cut"] = "time box reached before every pair was tried"
+            break
+        # Recorded when it differs from what its one field that mattered gives.
+        single = [u for u in toggles if len(u["when"]) == 1 and tuple(u["when"][0]) in (a, b)]
+        t = attempt([a, b], signature(single[0]["groups"]) if single else None)
+        if t and all(signature(t["groups"]) != signature(u["groups"]) for u in single):
+            toggles.append(t)
+    toggles.sort(key=lambda t: -len(t["when"]))
     rec["toggles"] = toggles
     # The class defaults of the integer fields the formulas read: what the
     # code uses when a config.json leaves one out.
     text = formula(rows) + " " + " ".join(formula(t["groups"]) for t in toggles)
     names = sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)) & set(defaults))
-    rec["defaults"] = ",".join(f"{n}={defaults[n]}" for n in names
-                               if isinstance(defaults[n], int) and not isinstance(defaults[n], bool))
+    dl = [f"{n}={defaults[n]}" for n in names if isinstance(defaults[n], int) and not isinstance(defaults[n], bool)]
+    # Other spellings the class accepts for a field (attribute_map).
+    amap = getattr(cls_cfg, "attribute_map", {}) or {}
+    dl += [f"{n}=@{alias}" for alias, n in sorted(amap.items()) if n in names]
+    rec["defaults"] = ",".join(dl)
     return rec
 
 
@@ -551,11 +629,12 @@ def cstr(s):
 
 
 def formula(groups):
-    """count x width : where, ';' between groups; '~' marks a group without bias in a
-    LayerNorm model; '!' one without weight."""
+    """count x width : where, ';' between groups; after the width '~' marks a
+    LayerNorm without bias, '&' a norm with a bias, '!' one without weight."""
     parts = []
     for g in groups:
-        flag = ("~" if g["kind"] == "layernorm" and not g["bias"] else "") + ("!" if not g["weight"] else "")
+        flag = ("~" if g["kind"] == "layernorm" and not g["bias"] else "") + ("&" if g["bias"] else "") + \
+            ("!" if not g["weight"] else "")
         parts.append(f"{g['count']} x {g['width']}{flag} : {g['where']}")
     return "; ".join(parts)
 
@@ -574,7 +653,7 @@ def write_def(recs, path):
             main = r["groups"][0]
             kinds = {g["kind"] for g in r["groups"]}
             kind = main["kind"]
-            tog = " | ".join(f"{t['field']}={'true' if t['value'] else 'false'} -> {formula(t['groups'])}"
+            tog = " | ".join(",".join(f"{k}={json.dumps(v)}" for k, v in t["when"]) + f" -> {formula(t['groups'])}"
                              for t in r["toggles"])
             why = "; ".join(r.get("failures", [])[:2])
             if len(kinds) > 1:
@@ -586,7 +665,8 @@ def write_def(recs, path):
                          f"{cstr(r.get('defaults', ''))}, {cstr(why)})")
         else:
             lines.append(f"NL_CENSUS_ROW({cstr(r['model_type'])}, {cstr(VERSION)}, "
-                         f"{cstr(r.get('modeling_file', ''))}, {cstr(st)}, \"\", 0, 0, 0, \"\", 0.0, \"\", \"\", \"\", \"\", "
+                         f"{cstr(r.get('modeling_file', ''))}, {cstr(st)}, \"\", 0, 0, 0, \"\", 0.0, \"\", \"\", "
+                         f"{cstr(r.get('aliases', ''))}, \"\", "
                          f"{cstr(r.get('why', ''))})")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -597,6 +677,10 @@ def run_census(args):
     if args.only:
         types = [t for t in types if t in args.only.split(",")]
     recs = []
+    # --only redoes those rows and keeps the others of the last full run.
+    kept = []
+    if args.only and os.path.exists("build/census/census.json"):
+        kept = [r for r in json.load(open("build/census/census.json"))["rows"] if r["model_type"] not in types]
     signal.signal(signal.SIGALRM, on_alarm)
     for i, mt in enumerate(types):
         t0 = time.time()
@@ -614,6 +698,7 @@ def run_census(args):
         recs.append(strip(rec))
         print(f"[{i + 1}/{len(types)}] {mt}: {rec.get('status')} {rec.get('why', '')[:90]} ({rec['seconds']} s)",
               flush=True)
+    recs = sorted(recs + kept, key=lambda r: r["model_type"])
     os.makedirs("build/census", exist_ok=True)
     with open("build/census/census.json", "w") as f:
         json.dump({"transformers": VERSION, "torch": torch.__version__, "rows": recs}, f, indent=1, default=str)
@@ -645,6 +730,10 @@ def run_real(args):
             cls_cfg = CONFIG_MAPPING[mt]
             src = {k: v for k, v in lm.items() if k not in ("architectures", "auto_map")}
             cfg = cls_cfg(**src)
+            # The language model only: a multimodal config's text part.
+            tcfg = cfg.get_text_config() if hasattr(cfg, "get_text_config") else cfg
+            if tcfg is not cfg and tcfg is not None:
+                cfg = tcfg
             mcls = model_class_for(cfg)
             if mcls is None:
                 raise LookupError("no base model class")
@@ -661,7 +750,7 @@ def run_real(args):
             out.append(f"{name}\t{mt}\tfailed\t{type(ex).__name__}\t")
         finally:
             signal.alarm(0)
-        del model
+        model = None
     with open(os.path.join(args.real, "census-expected.tsv"), "w") as f:
         f.write(f"# file\tmodel_type\tnorm_layers\tnorm_params\teps  (transformers {VERSION}, built on the meta "
                 f"device by scripts/census/census.py --real)\n")
