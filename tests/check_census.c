@@ -135,9 +135,9 @@ START_TEST(real_configs)
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#' || line[0] == '\n')
             continue;
-        char file[256], mt[128], norms[32];
+        char file[256], mt[128], norms[32], eps[64] = "";
         unsigned long long params = 0;
-        if (sscanf(line, "%255[^\t]\t%127[^\t]\t%31[^\t]\t%llu", file, mt, norms, &params) < 3 ||
+        if (sscanf(line, "%255[^\t]\t%127[^\t]\t%31[^\t]\t%llu\t%63[^\t\n]", file, mt, norms, &params, eps) < 3 ||
             strcmp(norms, "failed") == 0)
             continue;
         char path[400];
@@ -150,6 +150,10 @@ START_TEST(real_configs)
         else if (c.norm_layers != strtoull(norms, NULL, 10) || c.norm_params != params)
             snprintf(why, sizeof why, "%zu norms, %zu parameters (from %s); transformers built %s, %llu",
                      c.norm_layers, c.norm_params, c.answered_from, norms, params);
+        /* One eps in every module: the one the reader must report. */
+        else if (eps[0] && !strchr(eps, ',') && fabs(c.eps - strtod(eps, NULL)) > 1e-12)
+            snprintf(why, sizeof why, "eps %g from %s; transformers' modules hold %s", c.eps,
+                     c.eps_key[0] ? c.eps_key : "the default", eps);
         if (why[0]) {
             bad++;
             fprintf(stderr, "  real %s: %s\n", file, why);
@@ -161,7 +165,8 @@ START_TEST(real_configs)
         n++;
     }
     fclose(f);
-    printf("census real configs: %zu of %zu counted as transformers builds them\n", n - bad, n);
+    printf("census real configs: %zu of %zu with the norm count, norm parameters and eps of the model "
+           "transformers builds from them\n", n - bad, n);
     ck_assert_msg(n >= 20, "only %zu real configs measured", n);
     ck_assert_msg(bad == 0, "%zu of %zu real configs off; first: %s", bad, n, first);
 }

@@ -128,6 +128,9 @@ static void print_text(const nl_config *c)
     printf("%s\n", c->file);
     printf("  model_type       %s (%s%s%s)\n", c->model_type[0] ? c->model_type : "(none)", c->family,
            c->source[0] ? ", " : "", c->source);
+    printf("  answered from    %s\n", !strcmp(c->answered_from, "census") ? "the census (measured from transformers' modules)"
+                                     : !strcmp(c->answered_from, "table") ? "the hand-written table"
+                                                                           : "a guess");
     printf("  norm             %s, %s\n", nl_norm_name(c->shape.norm), variant(&c->shape));
     if (c->eps_is_default)
         printf("  eps              %g  (no eps key: the architecture's default)\n", c->eps);
