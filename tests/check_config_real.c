@@ -123,10 +123,13 @@ static const real_t real[] = {
      * PanguEmbeddedModel.norm (the config's bias: true is the q/k/v/o projections'): 2*34 + 1 = 69 */
     {"openpangu-embedded-7b", 0, RMS, 0, 1e-5, "rms_norm_eps", 4096, 34, 69, 282624},
     /* Not recognised, so a guess, said: minicpmv (MiniCPM-V; its modeling file is not in the copy, so
-     * the count is the guess, 2L + 1, not a derived value) and qwen3_5_moe_text, a hybrid whose 30
-     * linear-attention layers carry gated norms the guess does not count. */
+     * the count is the guess, 2L + 1, not a derived value). */
     {"minicpm-v", 1, RMS, 0, 1e-5, "rms_norm_eps", 2304, 40, 81, 186624},
-    {"qwen3.5-18b-reap", 1, RMS, 0, 1e-6, "rms_norm_eps", 2048, 40, 81, 165888},
+    /* qwen3_5_moe/modeling_qwen3_5_moe.py (the census row): input_layernorm + post_attention_layernorm in
+     * all 40 layers, norm: 81 x 2048; layer_types has 30 linear_attention layers, each with a gated
+     * linear_attn.norm of linear_value_head_dim 128, and 10 full_attention layers with q_norm and k_norm
+     * of head_dim 256: 81 + 30 + 20 = 131; 81*2048 + 30*128 + 20*256 = 174848 */
+    {"qwen3.5-18b-reap", 0, RMS, 0, 1e-6, "rms_norm_eps", 2048, 40, 131, 174848},
 };
 
 START_TEST(each_real_config)
@@ -168,10 +171,8 @@ START_TEST(how_it_was_recognised)
         {"bert-base-uncased-cls", "no model_type; its architectures (BertForSequenceClassification)"},
         {"chatglm2-6b", "rmsnorm: true"},
         {"chatglm-6b", "no rmsnorm switch"},
-        {"falcon-180b-chat", "ln_attn and ln_mlp"},
+        {"falcon-180b-chat", "new_decoder_architecture=true: counted as the census's build"},
         {"mimo-7b", "multi-token-prediction"},
-        {"qwen3.5-18b-reap", "hybrid: 30 of the layers are 'linear_attention'"},
-        {"medgemma-27b-it", "QK-norm over head_dim"},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         char path[256];
@@ -195,7 +196,8 @@ START_TEST(fields_decide)
          "Falcon's new decoder with num_ln_in_parallel_attn 1: one input_layernorm", LN, 1, 5, 0},
         {"{\"model_type\":\"chatglm\",\"hidden_size\":64,\"num_layers\":4,\"rmsnorm\":true,"
          "\"post_layer_norm\":false}", "ChatGLM without a final norm", RMS, 2, 8, 0},
-        {"{\"model_type\":\"mpt\",\"d_model\":64,\"n_layers\":4,\"norm_type\":\"low_precision_rmsnorm\"}",
+        {"{\"model_type\":\"mpt\",\"d_model\":64,\"n_layers\":4,\"norm_type\":\"low_precision_rmsnorm\","
+         "\"auto_map\":{\"AutoModelForCausalLM\":\"modeling_mpt.MPTForCausalLM\"}}",
          "MPT with norm_type low_precision_rmsnorm", RMS, 2, 9, 0},
         {"{\"model_type\":\"kimi_k2\",\"hidden_size\":64,\"num_hidden_layers\":4,\"q_lora_rank\":16,"
          "\"kv_lora_rank\":8,\"rms_norm_eps\":1e-6}", "an unknown model_type with MLA fields is DeepSeek's layout",

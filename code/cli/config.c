@@ -32,7 +32,13 @@ static void help(FILE *to)
 "             guessed         true when the family was not recognised (by model_type,\n"
 "                             architectures, auto_map or its fields) and the kind\n"
 "                             and count were guessed; note says what was assumed\n"
-"             source          the transformers modeling file the family was checked against\n"
+"             source          where the answer comes from: \"transformers 5.23.0,\n"
+"                             models/starcoder2/modeling_starcoder2.py\" for a family\n"
+"                             the census measured, else the file its table row was\n"
+"                             checked against\n"
+"             answered_from   \"census\" (measured by scripts/census from transformers'\n"
+"                             modules), \"table\" (a hand-written row: remote code)\n"
+"                             or \"guess\"\n"
 "             norm            \"LayerNorm\" or \"RMSNorm\"\n"
 "             weight, bias    whether each norm learns a scale / a shift\n"
 "             weight_offset   true for RMSNorm that scales by (1 + weight) (Gemma)\n"
@@ -122,6 +128,9 @@ static void print_text(const nl_config *c)
     printf("%s\n", c->file);
     printf("  model_type       %s (%s%s%s)\n", c->model_type[0] ? c->model_type : "(none)", c->family,
            c->source[0] ? ", " : "", c->source);
+    printf("  answered from    %s\n", !strcmp(c->answered_from, "census") ? "the census (measured from transformers' modules)"
+                                     : !strcmp(c->answered_from, "table") ? "the hand-written table"
+                                                                           : "a guess");
     printf("  norm             %s, %s\n", nl_norm_name(c->shape.norm), variant(&c->shape));
     if (c->eps_is_default)
         printf("  eps              %g  (no eps key: the architecture's default)\n", c->eps);
@@ -164,6 +173,7 @@ static void print_json(const nl_config *c)
     cJSON_AddStringToObject(o, "family", c->family);
     cJSON_AddBoolToObject(o, "guessed", c->guessed);
     cJSON_AddStringToObject(o, "source", c->source);
+    cJSON_AddStringToObject(o, "answered_from", c->answered_from);
     cJSON_AddStringToObject(o, "norm", nl_norm_name(c->shape.norm));
     cJSON_AddBoolToObject(o, "bias", c->shape.bias && c->shape.norm == NL_LAYERNORM);
     cJSON_AddBoolToObject(o, "weight", c->shape.weight);

@@ -146,6 +146,7 @@ int nl_config_parse(const char *text, size_t len, const char *name, nl_config *o
     out->file = strdup(name);
     out->model_type = strdup("");
     out->family = out->source = "";
+    out->answered_from = "guess";
     if (!out->file || !out->model_type)
         return fail(name, "out of memory");
     /* A UTF-8 byte-order mark: Python never writes one, editors sometimes do. */
@@ -190,17 +191,64 @@ int nl_config_parse(const char *text, size_t len, const char *name, nl_config *o
         nl_note(out, "%ld repeated key%s (first: '%s'): the last occurrence counts, as in Python",
                 dups, dups > 1 ? "s" : "", first_dup ? first_dup : "");
 
-    const nl_family *fam = find_family(root, lm, out);
+    /* The census first: what transformers' own modules build.  A model_type
+     * it has no row for goes to the hand-written table (remote code), then
+     * to the guess. */
+    const nl_census_row *row = nl_census_find(out->model_type);
+    const nl_family *table = nl_family_find(out->model_type);
+    /* A config whose auto_map names the checkpoint's own code runs that
+     * code (trust_remote_code), not transformers': a hand-written row,
+     * checked against that code, answers when there is one. */
+    const cJSON *own_code = cJSON_GetObjectItemCaseSensitive(lm, "auto_map");
+    if (!own_code && lm != root)
+        own_code = cJSON_GetObjectItemCaseSensitive(root, "auto_map");
+    if (row && cJSON_IsObject(own_code) && table) {
+        nl_note(out, "auto_map names the checkpoint's own code: the hand-written row for it answers, "
+                     "not the census of transformers' %s", row->modeling_file);
+        row = NULL;
+    }
+    nl_family measured;
+    const nl_family *fam;
+    if (row) {
+        snprintf(out->source_text, sizeof out->source_text, "transformers %s, models/%s", row->transformers,
+                 row->modeling_file);
+        measured = (nl_family){
+            .types = row->model_type, .label = table ? table->label : row->model_type,
+            .shape = nl_census_shape(row), .eps_key = row->eps_key, .default_eps = row->eps_default,
+            .archs = "", .source = out->source_text,
+        };
+        fam = &measured;
+        out->answered_from = "census";
+    } else {
+        fam = find_family(root, lm, out);
+        out->answered_from = fam ? "table" : "guess";
+    }
     if (nl_eps_for_family(fam, root, out) == NL_EPS_BAD)
         goto failed;
 
     int r = nl_json_size(lm, hidden_names, prefix, &out->hidden_size, out->hidden_key, sizeof out->hidden_key);
+    /* A measured family's formulas name the fields they read: a width or
+     * depth under a name of its own (a vision or audio model's) is no error. */
+    if (r == 0 && row) {
+        nl_note(out, "no hidden size under the usual names; the census's formulas read their own fields");
+        r = 1;
+    }
     if (r == 0)
         nl_set_error("no hidden size: looked for %s%s, %s, %s, %s, %s", prefix, hidden_names[0],
                      hidden_names[1], hidden_names[2], hidden_names[3], hidden_names[4]);
     if (r <= 0)
         goto failed;
-    r = nl_json_size(lm, layer_names, prefix, &out->num_layers, out->layers_key, sizeof out->layers_key);
+    /* LXMERT writes a depth per stack ({"language": 9, "vision": 5, ...}):
+     * the census's formulas read those fields, not one depth. */
+    const cJSON *depth = cJSON_GetObjectItemCaseSensitive(lm, layer_names[0]);
+    if (row && cJSON_IsObject(depth))
+        r = 0;
+    else
+        r = nl_json_size(lm, layer_names, prefix, &out->num_layers, out->layers_key, sizeof out->layers_key);
+    if (r == 0 && row) {
+        nl_note(out, "no layer count under the usual names; the census's formulas read their own fields");
+        r = 1;
+    }
     if (r == 0)
         nl_set_error("no layer count: looked for %s%s, %s, %s, %s", prefix, layer_names[0],
                      layer_names[1], layer_names[2], layer_names[3]);
@@ -219,7 +267,40 @@ int nl_config_parse(const char *text, size_t len, const char *name, nl_config *o
     out->family = fam->label;
     out->source = fam->source;
     out->shape = fam->shape;
-    if (nl_count_norms(fam, lm, prefix, out) < 0)
+    int counted = row ? nl_census_count(row, lm, out) : 0;
+    if (counted == -1)
+        goto failed;
+    if (counted == -2) {
+        /* Kind and eps stay the census's; the count is the table's or the guess's. */
+        nl_note(out, "%s: counted without the census", nl_last_error());
+        row = NULL;
+        if (table) {
+            out->family = table->label;
+            fam = table;
+        } else {
+            guessed = guess_family(out->eps_key);
+            guessed.shape = out->shape;
+            fam = &guessed;
+            out->guessed = 1;
+            note_guess(out, &guessed);
+        }
+        if (nl_count_norms(fam, lm, prefix, out) < 0)
+            goto failed;
+    }
+    if (row) {
+        /* The whole-model total is the table's arithmetic, kept where the
+         * table's norms agree with the census's. */
+        if (table && table->llama_like) {
+            nl_config scratch = *out;
+            scratch.note = NULL;
+            scratch.owned = NULL;
+            if (nl_count_norms(table, lm, prefix, &scratch) == 0 && scratch.norm_params == out->norm_params)
+                out->model_params = scratch.model_params;
+            free(scratch.note);
+        }
+        if (row->why[0])
+            nl_note(out, "census: %s", row->why);
+    } else if (counted == 0 && nl_count_norms(fam, lm, prefix, out) < 0)
         goto failed;
     rc = NL_OK;
     goto done;
@@ -236,7 +317,8 @@ void nl_config_free(nl_config *c)
     free(c->file);
     free(c->model_type);
     free(c->note);
-    c->file = c->model_type = c->note = NULL;
+    free(c->owned);
+    c->file = c->model_type = c->note = c->owned = NULL;
 }
 
 int nl_config_read(const char *path, nl_config *out)

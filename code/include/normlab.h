@@ -226,7 +226,7 @@ size_t nl_norm_total_params(nl_norm_shape shape, const nl_norm_group *groups, si
  * without bias: there is nothing left to save). */
 size_t nl_norm_params_saved(nl_norm_shape shape, const nl_norm_group *groups, size_t n);
 
-#define NL_CONFIG_MAX_GROUPS 8
+#define NL_CONFIG_MAX_GROUPS 16
 
 /* What one config.json says about the model's norms.  file, model_type
  * and note are malloc'd and as long as they need to be (a path or a
@@ -238,6 +238,8 @@ typedef struct {
     char  *model_type;           /* the language model's model_type ("" if none) */
     const char *family;          /* family label from the table ("Llama", ...) */
     const char *source;          /* the reference modeling file it was checked against */
+    const char *answered_from;   /* "census" (measured from transformers' modules), "table"
+                                    (hand-written row), or "guess" */
     int    guessed;              /* 1: family not recognised; kind and count guessed (note says how) */
     nl_norm_shape shape;
     double eps;
@@ -255,6 +257,8 @@ typedef struct {
     nl_norm_group groups[NL_CONFIG_MAX_GROUPS];
     size_t ngroups;
     char  *note;                 /* how the count was made, what was assumed ("" if nothing) */
+    char  *owned;                /* storage behind the group names of a census answer */
+    char   source_text[192];     /* storage behind source for a census answer */
 } nl_config;
 
 /* Releases what the reader allocated in *c (safe on a zeroed or failed one). */

@@ -2,6 +2,9 @@
 # ci-stages.sh [STAGE...] — the CI stages after `make test WERROR=1`:
 #   cycles    make cycles-check          no two files under code/ call or include each
 #                                        other in a loop (the normal build's objects)
+#   census    make census-check          the census table (code/config/census.def) parses,
+#                                        names its sources, and the reader reproduces its
+#                                        counts on the census's small configs and real ones
 #   san       make test SAN=1            ASan + UBSan, every suite (build-san/)
 #   clang     make CC=clang test         the other compiler, warnings as errors (build-clang/)
 #   memcheck  make memcheck              every suite under valgrind, OpenCL hidden
@@ -36,12 +39,13 @@ cd "$(dirname "$0")/../.."
 jobs=${NL_CI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 [ "$jobs" -gt 2 ] && jobs=2   # the CI machine's budget: 2 cores
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(cycles san clang memcheck cross grading book fuzz web)
+[ ${#stages[@]} -gt 0 ] || stages=(cycles census san clang memcheck cross grading book fuzz web)
 
 ocl=${NL_CI_REQUIRE_OPENCL:-1}
 run_stage() {
     case $1 in
         cycles)   make -j"$jobs" cycles-check ;;
+        census)   make -j"$jobs" census-check ;;
         san)      NORMLAB_REQUIRE_OPENCL=$ocl make -j"$jobs" test SAN=1 WERROR=1 ;;
         clang)    scripts/setup/deps.sh clang &&
                   NORMLAB_REQUIRE_OPENCL=$ocl make -j"$jobs" CC=clang BUILD=build-clang test WERROR=1 ;;
