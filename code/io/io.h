@@ -13,4 +13,11 @@ int nl_io_shape_count(const char *path, const nl_array *a, size_t *bytes);
  * `path` when the file holds fewer bytes than the shape needs. */
 int nl_io_read_data(FILE *f, const char *path, long offset, nl_array *a);
 
+/* Writes the parts, in order, as the file `path`: refuses an existing file
+ * unless `force`, and anything there that is not a regular file even with
+ * it; writes a temporary beside it and puts it in place only when
+ * complete.  NL_EARG naming `path` and the reason. */
+int nl_io_write_file(const char *path, const void *const *part, const size_t *len,
+                     size_t nparts, int force);
+
 #endif

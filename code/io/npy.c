@@ -231,28 +231,8 @@ static const char *descr_of(nl_elem e, int bf16_as_void)
     }
 }
 
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 int nl_npy_write(const char *path, const nl_array *a, int bf16_as_void, int force)
 {
-    if (!force && access(path, F_OK) == 0) {
-        nl_set_error("%s: exists; not overwritten (--force to replace it)", path);
-        return NL_EARG;
-    }
     char dict[512];
     int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (",
                      descr_of(a->elem, bf16_as_void));
@@ -278,38 +258,7 @@ int nl_npy_write(const char *path, const nl_array *a, int bf16_as_void, int forc
     int rc = nl_io_shape_count(path, a, &bytes);
     if (rc)
         return rc;
-    /* a temporary beside the target, renamed over it only when complete:
-     * a failure (disk full, bad path) leaves nothing behind */
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 32);
-    if (!tmp) {
-        nl_set_error("%s: no memory", path);
-        return NL_ENOMEM;
-    }
-    snprintf(tmp, plen + 32, "%s.tmp%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-    if (fd < 0) {
-        nl_set_error("%s: cannot create: %s", path, strerror(errno));
-        free(tmp);
-        return NL_EARG;
-    }
-    if (write_all(fd, head, padded) || write_all(fd, a->data, bytes) || fsync(fd) != 0) {
-        nl_set_error("%s: cannot write: %s", path, strerror(errno));
-        rc = NL_EARG;
-    }
-    if (close(fd) != 0 && rc == NL_OK) {
-        nl_set_error("%s: cannot write: %s", path, strerror(errno));
-        rc = NL_EARG;
-    }
-    if (rc == NL_OK) {
-        if ((force ? rename(tmp, path) : link(tmp, path)) != 0) {
-            nl_set_error("%s: %s", path,
-                         errno == EEXIST ? "appeared while writing; not overwritten (--force)"
-                                         : strerror(errno));
-            rc = NL_EARG;
-        }
-    }
-    unlink(tmp); /* after link() the target stays; after rename() nothing is there */
-    free(tmp);
-    return rc;
+    const void *part[2] = {head, a->data};
+    size_t len[2] = {padded, bytes};
+    return nl_io_write_file(path, part, len, 2, force);
 }
