@@ -13,6 +13,10 @@ int nl_io_shape_count(const char *path, const nl_array *a, size_t *bytes);
  * `path` when the file holds fewer bytes than the shape needs. */
 int nl_io_read_data(FILE *f, const char *path, long offset, nl_array *a);
 
+/* NL_OK when `path` may be written: nothing there, or a regular file and
+ * `force`.  Commands ask before they compute, so that a refusal costs
+ * nothing; nl_io_write_file asks again when it writes. */
+int nl_io_check_target(const char *path, int force);
 /* Writes the parts, in order, as the file `path`: refuses an existing file
  * unless `force`, and anything there that is not a regular file even with
  * it; writes a temporary beside it and puts it in place only when

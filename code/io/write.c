@@ -28,20 +28,28 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
+int nl_io_check_target(const char *path, int force)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return NL_OK; /* nothing there (or nothing we may see): the write will tell */
+    if (!S_ISREG(st.st_mode)) {
+        nl_set_error("%s: exists and is not a regular file; not replaced", path);
+        return NL_EARG;
+    }
+    if (!force) {
+        nl_set_error("%s: exists; not overwritten (--force to replace it)", path);
+        return NL_EARG;
+    }
+    return NL_OK;
+}
+
 int nl_io_write_file(const char *path, const void *const *part, const size_t *len,
                      size_t nparts, int force)
 {
-    struct stat st;
-    if (lstat(path, &st) == 0) {
-        if (!S_ISREG(st.st_mode)) {
-            nl_set_error("%s: exists and is not a regular file; not replaced", path);
-            return NL_EARG;
-        }
-        if (!force) {
-            nl_set_error("%s: exists; not overwritten (--force to replace it)", path);
-            return NL_EARG;
-        }
-    }
+    int rc = nl_io_check_target(path, force);
+    if (rc)
+        return rc;
     /* a temporary beside the target, renamed over it only when complete:
      * a failure (disk full, bad path) leaves nothing behind */
     size_t plen = strlen(path);
@@ -57,7 +65,6 @@ int nl_io_write_file(const char *path, const void *const *part, const size_t *le
         free(tmp);
         return NL_EARG;
     }
-    int rc = NL_OK;
     for (size_t i = 0; i < nparts && rc == NL_OK; i++)
         if (write_all(fd, part[i], len[i])) {
             nl_set_error("%s: cannot write: %s", path, strerror(errno));
