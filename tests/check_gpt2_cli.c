@@ -13,31 +13,9 @@
 
 #define TINY "tests/fixtures/gpt2/tiny.bin"
 
-static char dir[256];
-
-static void make_dir(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/normlab-gpt2-%ld", (long)getpid());
-    mkdir(dir, 0700);
-}
-
-static void remove_dir(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) {
-        /* a leftover temp folder fails nothing */
-    }
-}
-
-static const char *at(const char *name)
-{
-    static char bufs[8][512];
-    static int k;
-    char *b = bufs[k++ % 8];
-    snprintf(b, 512, "%s/%s", dir, name);
-    return b;
-}
+static void make_dir(void) { nl_scratch_make("gpt2"); }
+static void remove_dir(void) { nl_scratch_remove(); }
+#define at nl_scratch_path
 
 static const nl_gpt2_config cfg = {12, 29, 2, 2, 16, 32};
 
