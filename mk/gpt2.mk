@@ -30,4 +30,8 @@ $(GPT2_FIG).png: $(GPT2_FIG).pdf
 .PHONY: figure-gpt2
 ## figure-gpt2 — build/fig-gpt2.pdf and .png: float error of each converted GPT-2 against the original, by sequence length (chapter 12)
 figure-gpt2: $(GPT2_FIG).pdf $(GPT2_FIG).png
-BOOK_PREREQS += figure-gpt2 $(GPT2_EQUIV)
+# The chapter's {{equiv.*}} numbers: gpt2-equiv prints them (no argument),
+# beside book-numbers.  book.mk is read first, so the targets get the
+# figure and the program here, by name.
+BOOK_NUMBERS += $(GPT2_EQUIV)
+book-only html-only web-only: figure-gpt2 $(GPT2_EQUIV)

@@ -2,7 +2,7 @@
  * model reproduces the LayerNorm GPT-2 it came from, what each left-out
  * step costs, and what bf16 storage does to "exact".
  *
- *   gpt2-equiv numbers   `key value` lines for the book ({{key}} in prose)
+ *   gpt2-equiv [numbers] `key value` lines for the book ({{key}} in prose)
  *   gpt2-equiv figure    the same errors as a gnuplot file: each variant in
  *                        float and double, then each left-out step
  *
@@ -67,8 +67,8 @@ static void bf16_copy(const nl_gpt2 *m, nl_gpt2 *out)
 int main(int argc, char **argv)
 {
     int figure = argc > 1 && !strcmp(argv[1], "figure");
-    if (argc != 2 || (!figure && strcmp(argv[1], "numbers"))) {
-        fprintf(stderr, "usage: gpt2-equiv numbers|figure\n");
+    if (argc > 2 || (argc == 2 && !figure && strcmp(argv[1], "numbers"))) {
+        fprintf(stderr, "usage: gpt2-equiv [numbers|figure]\n");
         return 2;
     }
     nl_gpt2 f, d, conv[4], convf[4];
