@@ -140,7 +140,8 @@ int nl_gpt2_convert(const nl_gpt2 *ln, const nl_gpt2_convert_opts *o, nl_gpt2 *o
     }
     /* 2. each norm's gamma and beta, into the matrix it feeds */
     for (size_t l = 0; l < L; l++) {
-        nl_fold_norm_into_linear(D(&r, NL_T_QKVW) + l * 3 * C * C, D(&r, NL_T_QKVB) + l * 3 * C,
+        nl_fold_norm_into_linear(D(&r, NL_T_QKVW) + l * 3 * C * C,
+                                 D(&r, NL_T_QKVB) + l * 3 * C,
                                  D(ln, NL_T_LN1W) + l * C,
                                  o->fold_beta ? D(ln, NL_T_LN1B) + l * C : NULL, 3 * C, C);
         nl_fold_norm_into_linear(D(&r, NL_T_FCW) + l * 4 * C * C, D(&r, NL_T_FCB) + l * 4 * C,

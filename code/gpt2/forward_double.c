@@ -10,4 +10,4 @@
 #define SQRT sqrt
 #define EXP exp
 #define TANH tanh
-#include "gpt2/forward.inc"
+#include "gpt2/forward_body.h"

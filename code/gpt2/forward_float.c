@@ -9,4 +9,4 @@
 #define SQRT sqrtf
 #define EXP expf
 #define TANH tanhf
-#include "gpt2/forward.inc"
+#include "gpt2/forward_body.h"

@@ -7,7 +7,7 @@
  * parameters, its own head with a bias, optionally one residual dimension
  * fewer, optionally the 1/rms applied after the matmul).  A model holds its
  * tensors in float or in double; the forward exists in both, generated from
- * one body (forward.inc), so that the double run is the same arithmetic
+ * one body (forward_body.h), so that the double run is the same arithmetic
  * with 29 more bits and can judge the float one. */
 #ifndef NL_GPT2_H
 #define NL_GPT2_H

@@ -102,12 +102,14 @@ int main(int argc, char **argv)
             printf("\"%s\" %.4g %.4g\n", labels[v], ef, nl_gpt2_rel_error(got, want, n));
         }
         printf("\n\n# step left out  error (double)\n");
-    }
-    else
+    } else {
+        printf("equiv.layers %d\nequiv.heads %d\nequiv.channels %d\nequiv.vocab %d\n"
+               "equiv.padded %d\nequiv.T %d\n", cfg.num_layers, cfg.num_heads, cfg.channels,
+               cfg.vocab_size, cfg.padded_vocab_size, T);
         logits_d(&d, tok, T, want);
-    logits_f(&f, tok, T, got);
-    if (!figure)
+        logits_f(&f, tok, T, got);
         printf("equiv.orig.float %.2g\n", nl_gpt2_rel_error(got, want, n));
+    }
     for (int v = 0; v < 4 && !figure; v++) {
         logits_d(&conv[v], tok, T, got);
         printf("equiv.%s.double %.2g\n", names[v], nl_gpt2_rel_error(got, want, n));

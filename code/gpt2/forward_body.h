@@ -1,4 +1,4 @@
-/* forward.inc — the GPT-2 forward pass, written once for both precisions:
+/* forward_body.h — the GPT-2 forward pass, written once for both precisions:
  * forward_float.c and forward_double.c include it with REAL (float or
  * double), FN(name) (a suffix for the names) and the maths functions of
  * that type.  Weights are stored as llm.c stores them, out x in, so a
