@@ -5,7 +5,7 @@ BOOK_PDF := $(BUILD)/book$(if $(filter 1,$(SOLUTIONS)),-solutions).pdf
 BOOK_HTML := $(BUILD)/book$(if $(filter 1,$(SOLUTIONS)),-solutions).html
 BOOK_FLAGS := $(if $(filter 1,$(SOLUTIONS)),--solutions)
 BOOK_NUMBERS := $(BUILD)/book-numbers
-BOOK_ENV = BOOK_NUMBERS=$(BOOK_NUMBERS) NORMLAB=$(NORMLAB) BUILD=$(BUILD)
+BOOK_ENV = BOOK_NUMBERS='$(BOOK_NUMBERS)' NORMLAB=$(NORMLAB) BUILD=$(BUILD)
 # Figures a chapter shows (`![...](fig-bench.pdf)`, looked up in $(BUILD)/)
 # are made first: another fragment adds its target here, and the benchmark
 # figure is added whenever mk/bench.mk (make figures) is present.

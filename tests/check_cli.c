@@ -333,6 +333,13 @@ static const struct {
              "--gamma=tests/fixtures/npy/gamma-4-f32.npy", "--eps=1e-6", "--force",
              "--out=SCRATCH/check-cli-run.npy", NULL}, "", NULL,
      {"--eps=abc", NULL}, "--eps", "abc"},
+    /* logits writes to --out too; its values are checked in check_gpt2_cli */
+    {"logits", {"--model=tests/fixtures/gpt2/tiny.bin", "--tokens=1,2,3", "--force",
+                "--out=build/check-cli-logits.npy", NULL}, "", NULL,
+     {"--tokens=abc", NULL}, "--tokens", "abc"},
+    {"convert", {"--in=tests/fixtures/gpt2/tiny.bin", "--out=build/check-cli-convert.bin",
+                 "--force", "--crms", NULL}, "Pre-CRMSNorm", NULL,
+     {"--in=", NULL}, "--in", "''"},
 };
 #define NEQUALS (sizeof equals_forms / sizeof equals_forms[0])
 

@@ -15,31 +15,9 @@
 
 #include "harness.h"
 
-static char dir[256];
-
-static void make_dir(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/normlab-run-%ld", (long)getpid());
-    mkdir(dir, 0700);
-}
-
-static void remove_dir(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) {
-        /* a leftover temp folder fails nothing */
-    }
-}
-
-static const char *at(const char *name)
-{
-    static char bufs[8][512];
-    static int k;
-    char *b = bufs[k++ % 8];
-    snprintf(b, 512, "%s/%s", dir, name);
-    return b;
-}
+static void make_dir(void) { nl_scratch_make("run"); }
+static void remove_dir(void) { nl_scratch_remove(); }
+#define at nl_scratch_path
 
 static int exists(const char *path)
 {
@@ -330,7 +308,7 @@ START_TEST(numpy_writes_the_same_bytes_and_reads_ours)
              "np.save('n_u2.npy', (x.view(np.uint32) >> 16).astype(np.uint16))\n"
              "np.save('n_1d.npy', x[0])\n"
              "np.save('n_v2.npy', (x.view(np.uint32) >> 16).astype(np.uint16).view('V2'))\n"
-             "\"", dir, python());
+             "\"", nl_scratch_path(""), python());
     ck_assert_msg(system(cmd) == 0, "python failed: %s", cmd);
     static const char *const pairs[][2] = {{"c_f4.npy", "n_f4.npy"}, {"c_f2.npy", "n_f2.npy"},
                                            {"c_u2.npy", "n_u2.npy"}, {"c_1d.npy", "n_1d.npy"}};
@@ -359,7 +337,7 @@ START_TEST(numpy_writes_the_same_bytes_and_reads_ours)
              "x = (np.arange(15, dtype=np.float32) * 0.25 - 1).reshape(3, 5)\n"
              "r = x / np.sqrt((x.astype(np.float64) ** 2).mean(-1, keepdims=True) + 1e-5)\n"
              "assert np.abs(f - r).max() <= 2 ** -7 * np.abs(r).max(), np.abs(f - r).max()\n"
-             "\"", dir, python());
+             "\"", nl_scratch_path(""), python());
     ck_assert_msg(system(cmd) == 0,
                   "NumPy could not read normlab's output as a (3, 5) |V2 array close to RMSNorm");
     remove_dir();

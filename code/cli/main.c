@@ -22,6 +22,8 @@ static const struct {
     {"precision", cmd_precision, "chapter 8: error of each bf16/fp16 cast order, fp16 overflow, eps"},
     {"run",     cmd_run,     "run an implementation on your own .npy / .safetensors arrays"},
     {"gradcheck", cmd_gradcheck, "check the backward passes: finite differences, every kernel, invariants"},
+    {"logits",  cmd_logits,  "the logits of a GPT-2 checkpoint on one token sequence"},
+    {"convert", cmd_convert, "turn a LayerNorm GPT-2 into an RMSNorm model, same logits"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

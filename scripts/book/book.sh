@@ -26,7 +26,9 @@ scripts/book/snippets.sh check $docs
 
 # {{key}} numbers: book-numbers runs once, assemble.sh substitutes them.
 numbers=$work/numbers.txt
-if [ -n "${BOOK_NUMBERS:-}" ]; then "$BOOK_NUMBERS" >"$numbers"; else : >"$numbers"; fi
+: >"$numbers"
+# BOOK_NUMBERS: the programs that print `key value` lines, one word each
+for program in ${BOOK_NUMBERS:-}; do "$program" >>"$numbers"; done
 if [ "$solutions" = --solutions ]; then
     # shellcheck disable=SC2086
     NUMBERS=$numbers scripts/book/assemble.sh $chapters --answer-key $sols >"$work/book.md"

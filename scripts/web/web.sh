@@ -61,7 +61,9 @@ index_md=$work/index.md
 } >"$index_md"
 
 numbers=$work/numbers.txt
-if [ -n "${BOOK_NUMBERS:-}" ]; then "$BOOK_NUMBERS" >"$numbers"; else : >"$numbers"; fi
+: >"$numbers"
+# BOOK_NUMBERS: the programs that print `key value` lines, one word each
+for program in ${BOOK_NUMBERS:-}; do "$program" >>"$numbers"; done
 # shellcheck disable=SC2046
 scripts/book/snippets.sh check $(awk '$3 != "index" { print $1 }' "$pages")
 

@@ -124,6 +124,13 @@ nl_row_stats nl_stats_of(const float *v, size_t n);
 
 /* ------------------------------------------- running the normlab program */
 
+/* A private folder per test process (/tmp/normlab-TAG-PID) for the files
+ * a test writes: make it (a checked fixture or the test's start), name
+ * files in it (the last 8 names stay valid), remove it with its contents. */
+void nl_scratch_make(const char *tag);
+void nl_scratch_remove(void);
+const char *nl_scratch_path(const char *name);
+
 /* The program under test: $(BUILD)/normlab, beside the tests folder; NULL
  * when it is not there. */
 const char *nl_normlab_path(void);

@@ -1,0 +1,37 @@
+# gpt2.mk — chapter 12: the random checkpoint generator and the
+# equivalence experiment whose numbers and figure the chapter quotes
+# (scripts/tools/gpt2-random.c, scripts/tools/gpt2-equiv.c).
+
+GPT2_RANDOM := $(BUILD)/gpt2-random
+GPT2_EQUIV := $(BUILD)/gpt2-equiv
+
+$(GPT2_RANDOM): $(BUILD)/obj/scripts/tools/gpt2-random.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+.PHONY: gpt2-random
+## gpt2-random — build/gpt2-random: writes a random GPT-2 checkpoint in llm.c's layout (chapter 12)
+gpt2-random: $(GPT2_RANDOM)
+
+$(GPT2_EQUIV): $(BUILD)/obj/scripts/tools/gpt2-equiv.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+GPT2_FIG := $(BUILD)/fig-gpt2
+
+$(GPT2_FIG).dat: $(GPT2_EQUIV)
+	$(GPT2_EQUIV) figure > $@
+
+# One recipe draws both, so a parallel make does not draw them twice.
+$(GPT2_FIG).pdf: $(GPT2_FIG).dat scripts/book/plot-gpt2.gp
+	@command -v gnuplot >/dev/null 2>&1 || { echo "fig-gpt2: gnuplot is not installed; scripts/setup/deps.sh bench installs it" >&2; exit 1; }
+	gnuplot -e "data='$<'; out='$(GPT2_FIG).pdf'; term='pdf'" scripts/book/plot-gpt2.gp
+	gnuplot -e "data='$<'; out='$(GPT2_FIG).png'; term='png'" scripts/book/plot-gpt2.gp
+$(GPT2_FIG).png: $(GPT2_FIG).pdf
+
+.PHONY: figure-gpt2
+## figure-gpt2 — build/fig-gpt2.pdf and .png: float error of each converted GPT-2 against the original, by sequence length (chapter 12)
+figure-gpt2: $(GPT2_FIG).pdf $(GPT2_FIG).png
+# The chapter's {{equiv.*}} numbers: gpt2-equiv prints them (no argument),
+# beside book-numbers.  book.mk is read first, so the targets get the
+# figure and the program here, by name.
+BOOK_NUMBERS += $(GPT2_EQUIV)
+book-only html-only web-only: figure-gpt2 $(GPT2_EQUIV)
