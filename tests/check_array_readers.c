@@ -12,12 +12,7 @@
 
 #include "harness.h"
 
-static const char *at(const char *name)
-{
-    static char bufs[4][PATH_MAX];
-    static int k;
-    return nl_scratch_path(bufs[k++ % 4], sizeof bufs[0], name);
-}
+#define at nl_scratch_name
 
 static const char *write_bytes(const char *name, const void *data, size_t n)
 {

@@ -13,9 +13,9 @@
 
 #define TINY "tests/fixtures/gpt2/tiny.bin"
 
-static void make_dir(void) { nl_scratch_make("gpt2"); }
-static void remove_dir(void) { nl_scratch_remove(); }
-#define at nl_scratch_path
+static void make_dir(void) { nl_scratch_clear(); }
+static void remove_dir(void) { nl_scratch_clear(); }
+#define at nl_scratch_name
 
 static const nl_gpt2_config cfg = {12, 29, 2, 2, 16, 32};
 

@@ -15,9 +15,9 @@
 
 #include "harness.h"
 
-static void make_dir(void) { nl_scratch_make("run"); }
-static void remove_dir(void) { nl_scratch_remove(); }
-#define at nl_scratch_path
+static void make_dir(void) { nl_scratch_clear(); }
+static void remove_dir(void) { nl_scratch_clear(); }
+#define at nl_scratch_name
 
 static int exists(const char *path)
 {
@@ -308,7 +308,7 @@ START_TEST(numpy_writes_the_same_bytes_and_reads_ours)
              "np.save('n_u2.npy', (x.view(np.uint32) >> 16).astype(np.uint16))\n"
              "np.save('n_1d.npy', x[0])\n"
              "np.save('n_v2.npy', (x.view(np.uint32) >> 16).astype(np.uint16).view('V2'))\n"
-             "\"", nl_scratch_path(""), python());
+             "\"", nl_scratch_dir(), python());
     ck_assert_msg(system(cmd) == 0, "python failed: %s", cmd);
     static const char *const pairs[][2] = {{"c_f4.npy", "n_f4.npy"}, {"c_f2.npy", "n_f2.npy"},
                                            {"c_u2.npy", "n_u2.npy"}, {"c_1d.npy", "n_1d.npy"}};
@@ -337,7 +337,7 @@ START_TEST(numpy_writes_the_same_bytes_and_reads_ours)
              "x = (np.arange(15, dtype=np.float32) * 0.25 - 1).reshape(3, 5)\n"
              "r = x / np.sqrt((x.astype(np.float64) ** 2).mean(-1, keepdims=True) + 1e-5)\n"
              "assert np.abs(f - r).max() <= 2 ** -7 * np.abs(r).max(), np.abs(f - r).max()\n"
-             "\"", nl_scratch_path(""), python());
+             "\"", nl_scratch_dir(), python());
     ck_assert_msg(system(cmd) == 0,
                   "NumPy could not read normlab's output as a (3, 5) |V2 array close to RMSNorm");
     remove_dir();

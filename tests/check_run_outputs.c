@@ -16,12 +16,7 @@
 #define X "tests/fixtures/npy/x-2x4-f32.npy"
 #define G "tests/fixtures/npy/gamma-4-f32.npy"
 
-static const char *at(const char *name)
-{
-    static char bufs[8][PATH_MAX];
-    static int k;
-    return nl_scratch_path(bufs[k++ % 8], sizeof bufs[0], name);
-}
+#define at nl_scratch_name
 
 static void expect_refused(const nl_run_result *r, const char *what, const char *text)
 {

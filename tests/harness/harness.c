@@ -34,11 +34,28 @@ const char *nl_scratch_path(char *buf, size_t size, const char *name)
     return buf;
 }
 
+const char *nl_scratch_name(const char *name)
+{
+    static char bufs[8][512];
+    static int k;
+    return nl_scratch_path(bufs[k++ % 8], sizeof bufs[0], name);
+}
+
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st, (void)flag, (void)ftw;
     remove(path);
     return 0;
+}
+
+static int remove_inside(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    return ftw->level > 0 ? remove_one(path, st, flag, ftw) : 0;
+}
+
+void nl_scratch_clear(void)
+{
+    nftw(nl_scratch_dir(), remove_inside, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void make_scratch(const char *suite)

@@ -94,6 +94,10 @@ void nl_skip_reason(char *buf, size_t n, const char *impl, const char *why);
  * build/ or the source tree. nl_scratch_path writes DIR/NAME into buf. */
 const char *nl_scratch_dir(void);
 const char *nl_scratch_path(char *buf, size_t size, const char *name);
+/* DIR/NAME in one of 8 rotating buffers (the last 8 names stay valid). */
+const char *nl_scratch_name(const char *name);
+/* Empties the folder: a test that must not see another test's files. */
+void nl_scratch_clear(void);
 
 /* ------------------------------------------------ checks.c: shared checks */
 
@@ -123,13 +127,6 @@ typedef struct { double mean, var, ms; } nl_row_stats;
 nl_row_stats nl_stats_of(const float *v, size_t n);
 
 /* ------------------------------------------- running the normlab program */
-
-/* A private folder per test process (/tmp/normlab-TAG-PID) for the files
- * a test writes: make it (a checked fixture or the test's start), name
- * files in it (the last 8 names stay valid), remove it with its contents. */
-void nl_scratch_make(const char *tag);
-void nl_scratch_remove(void);
-const char *nl_scratch_path(const char *name);
 
 /* The program under test: $(BUILD)/normlab, beside the tests folder; NULL
  * when it is not there. */
