@@ -82,8 +82,9 @@ for cfile in $(exercise_confs); do
     ar rcs "$e/lib.a" "${keep[@]}" || exit 2
     # The judge's two sides, from the description of the graded functions.
     src=$(grep '\.c$' "$e/files.txt" | head -n 1)
-    if [ -n "$src" ]; then
-        base=$(basename "$src" .c) def=""
+    base=$(basename "${src:-none}" .c)
+    if [ -n "$src" ] && ! grep -q "^$base[[:space:]]" "$here/judge/calls/in-process.txt"; then
+        def=""
         for d in "$here/judge/calls" "$(dirname "$CODE")/calls"; do
             [ -f "$d/$base.def" ] && { def=$(cd "$d" && pwd)/$base.def; break; }
         done
@@ -91,7 +92,11 @@ for cfile in $(exercise_confs); do
         jflags=(-I"$here/judge" -I"$CODE/include" -I"$CODE" -I"$CODE/$(dirname "$src")" -DNL_CALLS_DEF="\"$def\"")
         cc_quiet $cflags "${jflags[@]}" -c "$here/judge/proxy.c" -o "$e/proxy.o"
         cc_quiet $cflags "${jflags[@]}" -c "$here/judge/worker.c" -o "$e/worker.o"
-        cc_quiet $cflags $(isa_flags "$src") "${jflags[@]}" -c "$stage/starters/$id/$base.c" -o "$e/shell.o"
+        # -fPIC -fsemantic-interposition: the file's own calls of a graded
+        # function go through its symbol (no inlining of the starter's stub),
+        # so they too reach the proxy.
+        cc_quiet $cflags $(isa_flags "$src") -fPIC -fsemantic-interposition "${jflags[@]}" \
+            -c "$stage/starters/$id/$base.c" -o "$e/shell.o"
         weak=()
         for f in $(sed -n 's/^NL_CALL(.*, *\([A-Za-z_0-9]*\))$/\1/p; s/^NL_CALL_VOID(\([A-Za-z_0-9]*\))$/\1/p' "$def"); do
             weak+=(--weaken-symbol="$f")
