@@ -58,7 +58,7 @@ while read -r src; do
                    -o "$SCRATCH/obj/$kind-${base%.c}.o" ) 3>&- 2>&1; then
                 stop "compile error" "$base does not compile (or took more than ${COMPILE_TIMEOUT:-30} s): the compiler's message is below"
             fi
-            [ $kind = plain ] && { "$COMMON/policy.sh" "$SCRATCH/obj/plain-${base%.c}.o" "$EXDIR" 3>&- ||
+            [ $kind = plain ] && [ -z "${GRADE_NO_POLICY:-}" ] && { "$COMMON/policy.sh" "$SCRATCH/obj/plain-${base%.c}.o" "$EXDIR" 3>&- ||
                 stop "not allowed" "$(cat "$SCRATCH/policy.txt" 2>/dev/null)"; }
         done
         [ "${JUDGE:-0}" = 1 ] && cp "$SCRATCH/obj/plain-${base%.c}.o" "$SCRATCH/obj/run-${base%.c}.o"
@@ -119,7 +119,7 @@ while read -r suite; do
             "${judged[@]}" ${JUDGE:+"$COMMON/obj/judge/judge_check.o"} "$EXDIR/lib.a" $CHECK_LIBS $LDLIBS -lseccomp; then
         stop "link error" "the suite $suite does not link with the submission: the linker's message is below"
     fi
-    env "${worker_env[@]}" NL_VERDICT_FD=3 NL_SUITE_NAME="$suite" NL_IMPLS="${IMPLS:-}" ${cl:+NORMLAB_CL_KERNELS="$cl"} \
+    env "${worker_env[@]}" NL_WORKER_TIMEOUT="${NL_WORKER_TIMEOUT:-10}" NL_VERDICT_FD=3 NL_SUITE_NAME="$suite" NL_IMPLS="${IMPLS:-}" ${cl:+NORMLAB_CL_KERNELS="$cl"} \
         timeout -k 2 "${RUN_TIMEOUT:-120}" "$COMMON/sandbox.sh" --nested -- "$SCRATCH/tests/check_$suite" </dev/null 2>&1
     verdict "RC $suite $?"
 done <"$EXDIR/suites.txt"
