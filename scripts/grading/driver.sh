@@ -10,6 +10,10 @@
 #   CHECK NAME P|F TEXT   a test the driver itself makes (objdump, symbols)
 #   SUITE NAME, then the runner's lines (T P|F|E TCASE:TEST:ITER MESSAGE, one
 #   per test, END N), RC NAME STATUS, and DONE at the end
+# For an exercise of C code (JUDGE=1 in conf.sh) the student's object is
+# linked only into $SCRATCH/worker (judge/worker.c); the suites are linked
+# with the judge's proxies instead and start that worker per test
+# (NL_WORKER), so no suite process ever runs the student's code.
 # What the student's code or the compiler prints goes to stdout: the log,
 # shown as feedback, capped by the grader, never parsed for points.
 #
@@ -18,7 +22,9 @@
 # without the graded files, files.txt, suites.txt, allowed-*.txt, conf.sh),
 # SUB (the student's folder for this exercise), SCRATCH (writable),
 # CC, CFLAGS, LDFLAGS, LDLIBS, CHECK_LIBS, ASAN (1: build with ASan),
-# COMPILE_TIMEOUT, RUN_TIMEOUT, MEM_MB.
+# COMPILE_TIMEOUT, RUN_TIMEOUT, MEM_MB, NL_WORKER_TIMEOUT (seconds per
+# call), NL_TEST_SEED (the run's random inputs), GRADE_NO_POLICY (the
+# self-tests: skip policy.sh).
 set -u
 verdict() { printf '%s\n' "$*" >&3; }
 stop() { verdict "STATUS $1|$2"; exit 0; }   # stop KIND TEXT

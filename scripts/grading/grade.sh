@@ -97,6 +97,9 @@ if ! why=$("$here/sandbox.sh" --probe 2>&1); then
     fi
 fi
 
+# The random inputs of this run (tests/harness: nl_fill_gauss), known to
+# the judge only; GRADE_SEED=N replays a run.
+seed=${GRADE_SEED:-$(od -An -N8 -tu8 /dev/urandom | tr -d ' ')}
 compile_s=${GRADE_COMPILE_TIMEOUT:-30} run_s=${GRADE_TIMEOUT:-120} cap=${GRADE_LOG_CAP:-1000000}
 work=$(mktemp -d "${TMPDIR:-/tmp}/normlab-grade.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
@@ -129,7 +132,8 @@ run_ex() {
                 # the judge (judge/): seconds a worker has per call; the
                 # self-tests' switch that skips policy.sh, to show that no
                 # score depends on it
-                NL_WORKER_TIMEOUT="${GRADE_WORKER_TIMEOUT:-10}" ${GRADE_NO_POLICY:+GRADE_NO_POLICY=1})
+                NL_WORKER_TIMEOUT="${GRADE_WORKER_TIMEOUT:-10}" ${GRADE_NO_POLICY:+GRADE_NO_POLICY=1}
+                NL_TEST_SEED="$seed")
     if [ -n "$unsafe" ]; then
         mkdir -p "$work/scratch-$3-$1"
         env "${envs[@]}" COMMON="$stage/common" EXDIR="$e" SUB="$in" SCRATCH="$work/scratch-$3-$1" \
@@ -278,6 +282,7 @@ join() { local IFS=,; printf '%s' "$*"; }
     printf '%s\n' "${rows[@]}"
     echo "points count the tests an untouched starter fails; results: $out/$safe_name.json (Gradescope), $out/$safe_name.xml (JUnit)"
     [ -n "$unsafe" ] && echo "UNSAFE=1: graded WITHOUT a sandbox"
+    echo "random inputs drawn with seed $seed (GRADE_SEED=$seed replays them)"
     echo "Score: $total_fmt/$max"
 } >"$out/$safe_name.txt"
 [ -n "$quiet" ] || cat "$out/$safe_name.txt"

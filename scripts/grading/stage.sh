@@ -10,7 +10,7 @@
 #                  exercise grades), files.txt, suites.txt, conf.sh, and the
 #                  calls and globals the real code has (allowed-*.txt); for
 #                  an exercise of C code the two sides of the judge
-#                  (judge/README.md): proxy.o (the graded functions, asking
+#                  (judge/wire.h): proxy.o (the graded functions, asking
 #                  the worker), shell.o (the starter's file: everything but
 #                  the graded functions, which it holds weak and empty) and
 #                  worker.o (the worker's main and servers)

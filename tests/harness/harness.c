@@ -93,9 +93,25 @@ static double uniform01(uint64_t *s)
     return ((double)(splitmix64(s) >> 11) + 0.5) * 0x1.0p-53;
 }
 
+/* The grader draws a seed per grading run (NL_TEST_SEED, which the judge
+ * sees and the worker running the student's code never does): the same
+ * tests, on inputs no answer can have been fitted to.  Unset, as in
+ * `make test`, every input is the fixed one. */
+static uint64_t run_seed(void)
+{
+    static int done;
+    static uint64_t salt;
+    if (!done) {
+        const char *e = getenv("NL_TEST_SEED");
+        salt = e ? strtoull(e, NULL, 10) : 0;
+        done = 1;
+    }
+    return salt;
+}
+
 void nl_fill_gauss(float *x, size_t n, double mean, double std, uint64_t seed)
 {
-    uint64_t s = seed;
+    uint64_t s = seed ^ run_seed();
     for (size_t i = 0; i < n; i += 2) {
         double r = sqrt(-2.0 * log(uniform01(&s)));
         double t = 2.0 * M_PI * uniform01(&s);
