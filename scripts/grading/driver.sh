@@ -10,6 +10,10 @@
 #   CHECK NAME P|F TEXT   a test the driver itself makes (objdump, symbols)
 #   SUITE NAME, then the runner's lines (T P|F|E TCASE:TEST:ITER MESSAGE, one
 #   per test, END N), RC NAME STATUS, and DONE at the end
+# For an exercise of C code (JUDGE=1 in conf.sh) the student's object is
+# linked only into $SCRATCH/worker (judge/worker.c); the suites are linked
+# with the judge's proxies instead and start that worker per test
+# (NL_WORKER), so no suite process ever runs the student's code.
 # What the student's code or the compiler prints goes to stdout: the log,
 # shown as feedback, capped by the grader, never parsed for points.
 #
@@ -18,7 +22,9 @@
 # without the graded files, files.txt, suites.txt, allowed-*.txt, conf.sh),
 # SUB (the student's folder for this exercise), SCRATCH (writable),
 # CC, CFLAGS, LDFLAGS, LDLIBS, CHECK_LIBS, ASAN (1: build with ASan),
-# COMPILE_TIMEOUT, RUN_TIMEOUT, MEM_MB.
+# COMPILE_TIMEOUT, RUN_TIMEOUT, MEM_MB, NL_WORKER_TIMEOUT (seconds per
+# call), NL_TEST_SEED (the run's random inputs), GRADE_NO_POLICY (the
+# self-tests: skip policy.sh).
 set -u
 verdict() { printf '%s\n' "$*" >&3; }
 stop() { verdict "STATUS $1|$2"; exit 0; }   # stop KIND TEXT
@@ -47,17 +53,21 @@ while read -r src; do
         inc=(-I"$COMMON/inc/include" -I"$COMMON/inc" -I"$COMMON/inc/$dir")
         # The compiler reads what the student wrote (an #include of a FIFO,
         # a file of gigabytes): bounded in time and memory, and kept away
-        # from the verdict.
-        for kind in plain run; do
+        # from the verdict.  Where the judge runs the code in a worker
+        # (JUDGE=1) it is built once, plainly: the worker's guard pages
+        # catch reads past an array, and the judge holds no student code.
+        kinds=(plain); [ "${JUDGE:-0}" = 1 ] || kinds=(plain run)
+        for kind in "${kinds[@]}"; do
             extra=(); [ $kind = run ] && extra=("${san[@]}")
             if ! ( ulimit -v $(( ${MEM_MB:-2048} * 1024 )); exec timeout -k 2 "${COMPILE_TIMEOUT:-30}" \
                    $CC $CFLAGS $(isa_flags "$base") "${extra[@]}" "${inc[@]}" -c "$SUB/$base" \
                    -o "$SCRATCH/obj/$kind-${base%.c}.o" ) 3>&- 2>&1; then
                 stop "compile error" "$base does not compile (or took more than ${COMPILE_TIMEOUT:-30} s): the compiler's message is below"
             fi
-            [ $kind = plain ] && { "$COMMON/policy.sh" "$SCRATCH/obj/plain-${base%.c}.o" "$EXDIR" 3>&- ||
+            [ $kind = plain ] && [ -z "${GRADE_NO_POLICY:-}" ] && { "$COMMON/policy.sh" "$SCRATCH/obj/plain-${base%.c}.o" "$EXDIR" 3>&- ||
                 stop "not allowed" "$(cat "$SCRATCH/policy.txt" 2>/dev/null)"; }
         done
+        [ "${JUDGE:-0}" = 1 ] && cp "$SCRATCH/obj/plain-${base%.c}.o" "$SCRATCH/obj/run-${base%.c}.o"
         objs+=("$SCRATCH/obj/run-${base%.c}.o")
         if [ -n "${INSN_PATTERN:-}" ]; then
             # The code must really use the instructions the exercise is
@@ -77,10 +87,27 @@ while read -r src; do
     esac
 done <"$EXDIR/files.txt"
 
-ld_run() { timeout -k 2 "${COMPILE_TIMEOUT:-30}" $CC $LDFLAGS "${san[@]}" "$@" 3>&- 2>&1; }
+ld_run() { timeout -k 2 "${COMPILE_TIMEOUT:-30}" $CC $LDFLAGS "$@" 3>&- 2>&1; }
+judged=() worker_env=()
+if [ "${JUDGE:-0}" = 1 ]; then
+    # The worker: the student's object, the servers of its functions, libc,
+    # and only what the file itself calls from the library (never the
+    # registry, never the exercise's answer).  The judge: the suites with
+    # the proxies and the shell of the file in place of the student's code.
+    if ! ld_run -o "$SCRATCH/worker" "$EXDIR/worker.o" "$COMMON/obj/judge/wire.o" "${objs[@]}" "$EXDIR/lib.a" \
+            -Wl,--as-needed $LDLIBS -lseccomp; then
+        stop "link error" "your file does not link into the program that runs it (it calls something that is not there): the linker's message is below"
+    fi
+    judged=("$EXDIR/proxy.o" "$COMMON/obj/judge/wire.o" "$EXDIR/shell.o")
+    worker_env=(NL_WORKER="$SCRATCH/worker")
+else
+    # OpenCL C (08) still runs in the runtime of the suite's own process.
+    judged=("${objs[@]}")
+    LDFLAGS="$LDFLAGS ${san[*]}"
+fi
 # The normlab program beside the suites, for tests that run it.
 if ls "$COMMON"/obj/cli/*.o >/dev/null 2>&1; then
-    ld_run -o "$SCRATCH/normlab" "$COMMON"/obj/cli/*.o "${objs[@]}" "$EXDIR/lib.a" $LDLIBS >"$SCRATCH/normlab-link.log" || { head -n 5 "$SCRATCH/normlab-link.log";
+    ld_run -o "$SCRATCH/normlab" "$COMMON"/obj/cli/*.o "${judged[@]}" "$EXDIR/lib.a" $LDLIBS -lseccomp >"$SCRATCH/normlab-link.log" || { head -n 5 "$SCRATCH/normlab-link.log";
         echo "grade: the normlab program does not link; tests that run it will fail"; }
 fi
 mkdir -p "$SCRATCH/tests" && ln -s "$COMMON/fixtures" "$SCRATCH/tests/fixtures"
@@ -95,10 +122,10 @@ while read -r suite; do
     [ -n "$suite" ] || continue
     verdict "SUITE $suite"
     if ! ld_run -o "$SCRATCH/tests/check_$suite" "$COMMON/obj/suites/check_$suite.o" "$COMMON"/obj/harness/*.o \
-            "${objs[@]}" "$EXDIR/lib.a" $CHECK_LIBS $LDLIBS; then
+            "${judged[@]}" ${JUDGE:+"$COMMON/obj/judge/judge_check.o"} "$EXDIR/lib.a" $CHECK_LIBS $LDLIBS -lseccomp; then
         stop "link error" "the suite $suite does not link with the submission: the linker's message is below"
     fi
-    env NL_VERDICT_FD=3 NL_SUITE_NAME="$suite" NL_IMPLS="${IMPLS:-}" ${cl:+NORMLAB_CL_KERNELS="$cl"} \
+    env "${worker_env[@]}" NL_WORKER_TIMEOUT="${NL_WORKER_TIMEOUT:-10}" NL_VERDICT_FD=3 NL_SUITE_NAME="$suite" NL_IMPLS="${IMPLS:-}" ${cl:+NORMLAB_CL_KERNELS="$cl"} \
         timeout -k 2 "${RUN_TIMEOUT:-120}" "$COMMON/sandbox.sh" --nested -- "$SCRATCH/tests/check_$suite" </dev/null 2>&1
     verdict "RC $suite $?"
 done <"$EXDIR/suites.txt"

@@ -45,7 +45,8 @@
 # (seconds per suite run, default 120), GRADE_COMPILE_TIMEOUT (default 30),
 # GRADE_MEM_MB (default 2048), GRADE_LOG_CAP (bytes of output kept, default
 # 1000000), CK_DEFAULT_TIMEOUT (Check's per-test limit, default 20),
-# GRADE_UID (the sandbox's uid when run as root), UNSAFE.
+# GRADE_UID (the sandbox's uid when run as root), GRADE_WORKER_TIMEOUT
+# (seconds a worker has to answer one call, default 10), UNSAFE.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -106,6 +107,9 @@ if ! why=$("$here/sandbox.sh" --probe 2>&1); then
     fi
 fi
 
+# The random inputs of this run (tests/harness: nl_fill_gauss), known to
+# the judge only; GRADE_SEED=N replays a run.
+seed=${GRADE_SEED:-$(od -An -N8 -tu8 /dev/urandom | tr -d ' ')}
 compile_s=${GRADE_COMPILE_TIMEOUT:-30} run_s=${GRADE_TIMEOUT:-120} cap=${GRADE_LOG_CAP:-1000000}
 work=$(mktemp -d "${TMPDIR:-/tmp}/normlab-grade.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
@@ -136,7 +140,12 @@ run_ex() {
     limit=$(( 2 * n_files * (compile_s + 5) + n_suites * (run_s + compile_s + 10) + 30 ))
     local envs=(CC="$CC" CFLAGS="$cflags" LDFLAGS="$ldflags" LDLIBS="$GRADE_LDLIBS" CHECK_LIBS="$GRADE_CHECK_LIBS"
                 COMPILE_TIMEOUT="$compile_s" RUN_TIMEOUT="$run_s" MEM_MB="${GRADE_MEM_MB:-2048}"
-                CK_DEFAULT_TIMEOUT="${CK_DEFAULT_TIMEOUT:-20}" ${NORMLAB_REQUIRE_OPENCL:+NORMLAB_REQUIRE_OPENCL=$NORMLAB_REQUIRE_OPENCL})
+                CK_DEFAULT_TIMEOUT="${CK_DEFAULT_TIMEOUT:-20}" ${NORMLAB_REQUIRE_OPENCL:+NORMLAB_REQUIRE_OPENCL=$NORMLAB_REQUIRE_OPENCL}
+                # the judge (judge/): seconds a worker has per call; the
+                # self-tests' switch that skips policy.sh, to show that no
+                # score depends on it
+                NL_WORKER_TIMEOUT="${GRADE_WORKER_TIMEOUT:-10}" ${GRADE_NO_POLICY:+GRADE_NO_POLICY=1}
+                NL_TEST_SEED="$seed")
     if [ -n "$unsafe" ]; then
         mkdir -p "$work/scratch-$3-$1"
         env "${envs[@]}" COMMON="$stage/common" EXDIR="$e" SUB="$in" SCRATCH="$work/scratch-$3-$1" \
@@ -227,8 +236,9 @@ for cfile in $(exercise_confs); do
         got=$(awk -v p="$pts" -v a="$bit" -v n="$teeth" 'BEGIN { printf "%.2f", p * a / n }')
         [ "$bit" -eq "$teeth" ] && status=ok || status="failing tests"
         # Check reports a test whose process died or hung; say which.
-        if grep -qE $'\t(E|F)\t.*(Received signal|Early exit)' "$work/$id.counted"; then status="crash in a test"
-        elif grep -qE $'\t(E|F)\t.*Test timeout expired' "$work/$id.counted"; then status="timeout in a test"; fi
+        # ... or the judge reports its worker's death or silence (judge/proxy.c).
+        if grep -qE $'\t(E|F)\t.*(Received signal|Early exit|your code crashed|process running your code (exited|was killed)|system call the sandbox forbids|your code aborted)' "$work/$id.counted"; then status="crash in a test"
+        elif grep -qE $'\t(E|F)\t.*(Test timeout expired|did not answer within)' "$work/$id.counted"; then status="timeout in a test"; fi
         grep -q 'ERROR: AddressSanitizer' "$log" &&
             text="AddressSanitizer stopped a test: a read or write outside an array (its report is below)"
     fi
@@ -297,6 +307,7 @@ join() { local IFS=,; printf '%s' "$*"; }
     printf '%s\n' "${rows[@]}"
     echo "points count the tests an untouched starter fails; results: $out/$safe_name.json (Gradescope), $out/$safe_name.xml (JUnit)"
     [ -n "$unsafe" ] && echo "UNSAFE=1: graded WITHOUT a sandbox"
+    echo "random inputs drawn with seed $seed (GRADE_SEED=$seed replays them)"
     echo "Score: $total_fmt/$max"
 } >"$out/$safe_name.txt"
 [ -n "$quiet" ] || cat "$out/$safe_name.txt"

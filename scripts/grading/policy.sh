@@ -13,8 +13,11 @@
 #   - define as global only what the real code defines (a helper must be
 #     static): a global `write` or `srunner_run_all` would replace the
 #     harness's own;
-#   - hold no constructor or destructor (they run in the runner itself) and
-#     no system-call instruction.
+#   - hold no constructor, destructor, .init/.fini code, ifunc, section a
+#     C file does not make, or system-call instruction.
+# This is defence in depth: no score depends on it.  The student's code
+# runs only in the worker, a process of its own under seccomp (judge/), so
+# an object that slips past these checks still cannot reach the verdict.
 # Exit 1 with the reason in $SCRATCH/policy.txt (one line, for the student).
 set -u
 obj=$1 exdir=$2 why=${SCRATCH:-/tmp}/policy.txt
@@ -32,8 +35,18 @@ fi
 def=$(nm -g --defined-only "$obj" | awk '{ print $NF }' | sort -u)
 extra=$(comm -23 <(printf '%s\n' "$def" | grep -v '^$') <(sort -u "$exdir/allowed-def.txt") | head -n 5 | tr '\n' ' ')
 [ -z "$extra" ] || no "your file defines ${extra% } as global: make helpers static (only the exercise's own functions may be global)"
-sections=$(objdump -h "$obj" | awk '{ print $2 }' | grep -E '^\.(init_array|fini_array|preinit_array|ctors|dtors)' | head -n 3 | tr '\n' ' ')
-[ -z "$sections" ] || no "your file has constructors or destructors (${sections% }): code that runs before or after the tests is not allowed"
+# Sections: only those a C compiler makes of a plain C file.  .init and
+# .fini code (spliced into _init/_fini), constructors, ifunc resolvers and
+# sections of an assembler's making run before main or outside any call.
+secs=$(objdump -h "$obj" | awk '$1 ~ /^[0-9]+$/ { print $2 }')
+for s in $(printf '%s\n' "$secs" | grep -E '^\.(init|fini|preinit_array|init_array|fini_array|ctors|dtors)(\.|$)' | head -n 3); do
+    no "your file has a $s section: code that runs before or after the calls the tests make (a constructor, destructor or .init/.fini code) is not allowed"
+done
+odd=$(printf '%s\n' "$secs" | grep -vE '^\.(text|data|bss|rodata|tbss|tdata|data\.rel\.ro(\.local)?)(\..*)?$|^\.(comment|eh_frame|note\.GNU-stack|note\.gnu\.property|group)$|^\.debug_|^\.gnu\.build\.attributes|^\.text\.' | head -n 3 | tr '\n' ' ')
+[ -z "$odd" ] || no "your file has sections a C file does not make (${odd% }): inline assembly that places code or data of its own is not allowed"
+if nm "$obj" | awk '$2 == "i"' | grep -q .; then
+    no "your file defines an ifunc (a function resolved by code that runs before main): not allowed"
+fi
 if objdump -d --no-show-raw-insn "$obj" | grep -qE '[[:space:]](syscall|sysenter|int[[:space:]]+\$0x80|svc)([[:space:]]|$)'; then
     no "your file makes system calls directly (inline assembly): not allowed in a graded answer"
 fi

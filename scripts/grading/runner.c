@@ -33,11 +33,15 @@ static int verdict_fd = -1, log_fd = -1;
 
 static void child_leaves_verdict(void)
 {
-    /* The child runs the student's code: an ordinary process again. */
-    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    /* The child stays undumpable: it holds a test's inputs and expected
+     * answers, and the worker it starts (the student's code, same uid)
+     * must not read them through /proc or ptrace. */
+    if (verdict_fd < 0)
+        return; /* a fork of the test's process (its worker): done already */
     dup2(log_fd, STDOUT_FILENO);
     dup2(log_fd, STDERR_FILENO);
     close(verdict_fd);
+    verdict_fd = -1;
 }
 
 static void flush_all(void) { fflush(NULL); }

@@ -9,8 +9,8 @@
 #                           their /proc entries cannot be seen; CMD as is
 #                           where namespaces cannot nest (UNSAFE=1 runs)
 #
-# CMD runs under bubblewrap with nothing of the host but /usr and /etc
-# (read-only) and the folders given by --ro (read-only): not the repository,
+# CMD runs under bubblewrap with nothing of the host but /usr, six entries
+# of /etc (below) and the folders given by --ro (read-only): not the repository,
 # not solutions/, not other students' files.  Its only writable places are
 # /scratch and /tmp, private tmpfs mounts that vanish with it.  No network
 # (all namespaces unshared), its own PID namespace (every process it leaves
@@ -47,7 +47,14 @@ done
 
 command -v bwrap >/dev/null || { echo "sandbox: bubblewrap (bwrap) is not installed (apt-get install bubblewrap)"; exit 3; }
 scratch_bytes=$(( ${GRADE_SCRATCH_MB:-512} * 1024 * 1024 ))
-sys=(--ro-bind /usr /usr --ro-bind /etc /etc)
+# Of the host's /etc only what compiling and running need: the loader's
+# cache, the alternatives links (/usr/bin/cc -> /etc/alternatives/cc), the
+# OpenCL loader's list of drivers and Open MPI's defaults.  Not the
+# accounts (passwd, group, shadow), not the host's name, keys or config.
+sys=(--ro-bind /usr /usr)
+for e in ld.so.cache ld.so.conf ld.so.conf.d alternatives OpenCL/vendors openmpi; do
+    [ -e "/etc/$e" ] && sys+=(--ro-bind "/etc/$e" "/etc/$e")
+done
 # The CPU topology, read-only: PoCL (the OpenCL exercise's device) sizes
 # itself from it through hwloc.
 for d in /sys/devices/system/cpu /sys/devices/system/node; do

@@ -8,7 +8,12 @@
 #                  driver.sh, policy.sh and sandbox.sh (for --nested)
 #   STAGE/ex/ID    per exercise: lib.a (the library without the files the
 #                  exercise grades), files.txt, suites.txt, conf.sh, and the
-#                  calls and globals the real code has (allowed-*.txt)
+#                  calls and globals the real code has (allowed-*.txt); for
+#                  an exercise of C code the two sides of the judge
+#                  (judge/wire.h): proxy.o (the graded functions, asking
+#                  the worker), shell.o (the starter's file: everything but
+#                  the graded functions, which it holds weak and empty) and
+#                  worker.o (the worker's main and servers)
 #
 # No .c file of the code tree and nothing of solutions/ is copied: the
 # sandbox sees the library only as objects, and for exercise ID not even
@@ -22,7 +27,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 stage=$1
 c=$stage/common
-mkdir -p "$c/inc" "$c/obj/harness" "$c/obj/suites" "$c/obj/cli" "$c/cl" "$stage/ex" || exit 2
+mkdir -p "$c/inc" "$c/obj/harness" "$c/obj/suites" "$c/obj/cli" "$c/obj/judge" "$c/cl" "$stage/ex" || exit 2
 
 (cd "$CODE" && find . \( -name '*.h' -o -name '*.def' \) | while read -r h; do mkdir -p "$c/inc/${h%/*}" && cp "$h" "$c/inc/$h"; done)
 cp -R tests/fixtures "$c/fixtures" 2>/dev/null || mkdir -p "$c/fixtures"
@@ -33,6 +38,10 @@ for h in tests/harness/*.c; do
     cc_quiet $cflags -Itests/harness -Dmain=nl_harness_main -c "$h" -o "$c/obj/harness/$(basename "${h%.c}").o"
 done
 cc_quiet $cflags -c "$here/runner.c" -o "$c/obj/harness/runner.o"
+cc_quiet $cflags -c "$here/judge/wire.c" -o "$c/obj/judge/wire.o"
+cc_quiet $cflags -c "$here/judge/judge_check.c" -o "$c/obj/judge/judge_check.o"
+# The starters: the shell of each graded file (its code minus the answers).
+"$here/exercises.sh" generate "$stage/starters" "$CODE" >/dev/null || exit 2
 for o in "$BUILD"/obj/code/cli/*.o; do
     [ -f "$o" ] && [ -f "code/cli/$(basename "${o%.o}").c" ] && cp "$o" "$c/obj/cli/"
 done
@@ -71,6 +80,30 @@ for cfile in $(exercise_confs); do
         grep -qx "${o#"$BUILD/obj/code/"}" <(sed 's/\.c$/.o/' "$e/files.txt") || keep+=("$o")
     done
     ar rcs "$e/lib.a" "${keep[@]}" || exit 2
+    # The judge's two sides, from the description of the graded functions.
+    src=$(grep '\.c$' "$e/files.txt" | head -n 1)
+    base=$(basename "${src:-none}" .c)
+    if [ -n "$src" ] && ! grep -q "^$base[[:space:]]" "$here/judge/calls/in-process.txt"; then
+        def=""
+        for d in "$here/judge/calls" "$(dirname "$CODE")/calls"; do
+            [ -f "$d/$base.def" ] && { def=$(cd "$d" && pwd)/$base.def; break; }
+        done
+        [ -n "$def" ] || { echo "grade: exercise $id grades $src but no scripts/grading/judge/calls/$base.def describes its functions (CONTRIBUTING.md)" >&2; exit 2; }
+        jflags=(-I"$here/judge" -I"$CODE/include" -I"$CODE" -I"$CODE/$(dirname "$src")" -DNL_CALLS_DEF="\"$def\"")
+        cc_quiet $cflags "${jflags[@]}" -c "$here/judge/proxy.c" -o "$e/proxy.o"
+        cc_quiet $cflags "${jflags[@]}" -c "$here/judge/worker.c" -o "$e/worker.o"
+        # -fPIC -fsemantic-interposition: the file's own calls of a graded
+        # function go through its symbol (no inlining of the starter's stub),
+        # so they too reach the proxy.
+        cc_quiet $cflags $(isa_flags "$src") -fPIC -fsemantic-interposition "${jflags[@]}" \
+            -c "$stage/starters/$id/$base.c" -o "$e/shell.o"
+        weak=()
+        for f in $(sed -n 's/^NL_CALL(.*, *\([A-Za-z_0-9]*\))$/\1/p; s/^NL_CALL_VOID(\([A-Za-z_0-9]*\))$/\1/p' "$def"); do
+            weak+=(--weaken-symbol="$f")
+        done
+        objcopy "${weak[@]}" "$e/shell.o" || exit 2
+        echo "JUDGE=1" >>"$e/conf.sh"
+    fi
     # What the real code calls and defines: the most an answer may.
     printf '%s\n' $SAFE_CALLS $(conf "$cfile" allow) >"$e/allowed-undef.txt"
     : >"$e/allowed-def.txt"

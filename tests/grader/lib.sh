@@ -61,3 +61,17 @@ int nl_fixture_sum(const int *v, size_t n)
 }
 C
 }
+# both_ways CHECK SUBDIR EX: grade a course exercise twice, with policy.sh
+# and without it (GRADE_NO_POLICY=1), running the function CHECK after each:
+# the static checks are defence in depth, so the judge alone must hold.
+both_ways() {
+    local check=$1 sub=$2 ex=$3 np
+    for np in "" 1; do
+        export GRADE_NO_POLICY=$np
+        grade_real "$sub" "$ex"
+        "$check" "${np:+without policy.sh}"
+    done
+    unset GRADE_NO_POLICY
+}
+# zero EX: the exercise's table row says 0 points.
+zero() { expect "^$1 .* 0/10 "; }

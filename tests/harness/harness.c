@@ -156,16 +156,23 @@ static double uniform01(uint64_t *s)
     return ((double)(splitmix64(s) >> 11) + 0.5) * 0x1.0p-53;
 }
 
-/* NL_TEST_SEED=N (a handout made with `make handout SEED=N` sets it for
- * its make test) moves every test's random inputs to another draw of the
+/* NL_TEST_SEED=N moves every test's random inputs to another draw of the
  * same distributions: the maths a test checks stays, a table of memorised
- * outputs does not.  Unset or 0: the inputs the course's tests were
- * written with. */
+ * outputs does not.  Two users: a handout made with `make handout SEED=N`
+ * sets it for its make test, and the grader draws one per grading run
+ * (the judge sees it; the worker running the student's code never does).
+ * Unset or 0, as in `make test`: the inputs the tests were written with. */
 static uint64_t test_salt(void)
 {
-    const char *v = getenv("NL_TEST_SEED");
-    uint64_t n = v ? strtoull(v, NULL, 10) : 0;
-    return n ? splitmix64(&n) : 0;
+    static int done;
+    static uint64_t salt;
+    if (!done) {
+        const char *v = getenv("NL_TEST_SEED");
+        uint64_t n = v ? strtoull(v, NULL, 10) : 0;
+        salt = n ? splitmix64(&n) : 0;
+        done = 1;
+    }
+    return salt;
 }
 
 void nl_fill_gauss(float *x, size_t n, double mean, double std, uint64_t seed)

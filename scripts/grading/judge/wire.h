@@ -1,0 +1,89 @@
+/* wire.h — the one message format between the judge and the worker: the
+ * trust boundary of the grader, in one place.
+ *
+ * The judge (a Check suite, the reference library and proxy.c) holds the
+ * inputs, the expected answers, the comparisons and the verdict.  The
+ * worker (worker.c plus the student's object, libc and what the exercise's
+ * own code calls) holds nothing but the student's function.  For each call
+ * of a graded function the judge's proxy writes one request on the
+ * worker's descriptor 3 and reads one answer from its descriptor 4:
+ *
+ *   request  = header{ magic NL_W_ASK,  call id,        body length } body
+ *   answer   = header{ magic NL_W_SAYS, NL_W_OK,        body length } body
+ *            | header{ magic NL_W_SAYS, NL_W_REFUSED,   0 } (seccomp:
+ *              the system call's number in the length field, sent by the
+ *              worker's SIGSYS handler just before it dies)
+ *   body     = field*, in the order calls.h gives (see there): the
+ *              by-value arguments, then the arrays; the answer carries the
+ *              return value, then every output array, then nl_last_error()
+ *              where the description asks for it.
+ *   field    = u64 length (NL_W_NULL: a NULL pointer), u64 aux (the
+ *              caller's address modulo 64, so the worker's copy has the same
+ *              alignment), then the bytes.
+ *
+ * The judge reads an answer field by field and checks every length against
+ * what the call must return: a worker that answers anything else (a
+ * short, long or foreign message), exits, crashes, hangs or is killed fails
+ * the test that made the call.  Nothing else the worker does (its prints,
+ * its exit status) is read.  Integers are the machine's own: both ends are
+ * built by the same compiler on the same machine. */
+#ifndef NL_JUDGE_WIRE_H
+#define NL_JUDGE_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NL_W_ASK 0x4b53414cu   /* "LASK" */
+#define NL_W_SAYS 0x5359414cu  /* "LAYS" */
+#define NL_W_OK 0u
+#define NL_W_REFUSED 1u
+#define NL_W_NULL UINT64_MAX
+#define NL_W_REQ_FD 3
+#define NL_W_REP_FD 4
+/* The longest error message an answer may carry (nl_last_error's buffer). */
+#define NL_W_ERRLEN 512
+
+typedef struct {
+    uint32_t magic, what; /* what: the call id (request) or NL_W_OK/REFUSED */
+    uint64_t len;
+} nl_w_header;
+
+typedef struct {
+    uint64_t len, aux;
+} nl_w_field;
+
+/* A growing message body. */
+typedef struct {
+    unsigned char *p;
+    size_t len, cap;
+    int failed; /* out of memory */
+} nl_w_buf;
+
+/* A body being read: pos moves on; bad is set at the first field that is
+ * not what the reader expects, and every later read then gives nothing. */
+typedef struct {
+    const unsigned char *p;
+    size_t len, pos;
+    int bad;
+} nl_w_cursor;
+
+void nl_w_put(nl_w_buf *b, const void *data, uint64_t len, uint64_t aux);
+/* The next field: its bytes (NULL for a NULL field) and length. */
+const unsigned char *nl_w_next(nl_w_cursor *c, uint64_t *len, uint64_t *aux);
+/* write/read exactly n bytes; 0 on success, -1 at end of file or error.
+ * deadline_ms < 0: no limit (the worker), else a poll deadline (the judge). */
+int nl_w_write_all(int fd, const void *p, size_t n);
+int nl_w_read_all(int fd, void *p, size_t n, long long deadline_ms);
+long long nl_w_now_ms(void);
+
+#ifdef SCMP_ACT_ALLOW
+/* A condition on a system call's first argument, for both filters
+ * (libseccomp's SCMP_A0 leaves a field unnamed, which clang warns of). */
+static inline struct scmp_arg_cmp nl_w_arg0(enum scmp_compare op, scmp_datum_t a, scmp_datum_t b)
+{
+    struct scmp_arg_cmp c = {0, op, a, b};
+    return c;
+}
+#endif
+
+#endif

@@ -1,0 +1,305 @@
+/* worker.c — the untrusted side: main() of the program that holds the
+ * student's object, and the server of each graded function (built from
+ * calls/BASE.def, see calls.h).  It is linked with the student's object,
+ * libc, libseccomp and only the library objects the student's file itself
+ * calls (never the registry, never the exercise's reference).
+ *
+ * It reads requests on descriptor 3 and answers on 4 (wire.h).  Before it
+ * reads the first one it installs a seccomp filter: read on 3, write on
+ * 1, 2 and 4, memory, threads (OpenMP), time, and exit; anything else
+ * traps into report_refusal, which tells the judge which call it was and
+ * dies of SIGSYS.  Each array the student's function gets is a copy that
+ * ends just before an unmapped page, so a read or write past its end
+ * crashes the worker (the judge says so) instead of passing unnoticed.
+ *
+ * Compiled once per exercise with -DNL_CALLS_DEF='"calls/BASE.def"'. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "calls.h"
+#include "wire.h"
+
+const char *nl_last_error(void);
+void nl_set_error(const char *fmt, ...);
+
+static void die(const char *why)
+{
+    fprintf(stderr, "worker: %s\n", why);
+    fflush(stderr);
+    _exit(125);
+}
+
+/* Guarded copies, unmapped after each answer. */
+typedef struct {
+    void *base;
+    size_t len;
+} mapping;
+static mapping maps[64];
+static size_t nmaps;
+static long page;
+
+static void *guarded(uint64_t bytes, uint64_t align)
+{
+    if (bytes > (uint64_t)1 << 36 || nmaps == sizeof maps / sizeof *maps)
+        die("a request asks for too large or too many arrays");
+    size_t n = (size_t)bytes, pages = (n + 63 + (size_t)page - 1) / (size_t)page + 1;
+    unsigned char *b = mmap(NULL, pages * (size_t)page, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (b == MAP_FAILED)
+        die("out of memory");
+    unsigned char *guard = b + (pages - 1) * (size_t)page;
+    if (mprotect(guard, (size_t)page, PROT_NONE))
+        die("cannot protect a guard page");
+    maps[nmaps++] = (mapping){b, pages * (size_t)page};
+    /* Its end as near the guard as the caller's alignment (mod 64) allows. */
+    uintptr_t start = (uintptr_t)(guard - n);
+    start -= (start - (uintptr_t)align % 64) % 64;
+    return (void *)start;
+}
+
+static void unmap_all(void)
+{
+    for (size_t i = 0; i < nmaps; i++)
+        munmap(maps[i].base, maps[i].len);
+    nmaps = 0;
+}
+
+static int malformed;
+
+static const void *get_val(nl_w_cursor *c, size_t want)
+{
+    uint64_t len, aux;
+    const unsigned char *p = nl_w_next(c, &len, &aux);
+    if (!p || len != want)
+        malformed = 1;
+    return p;
+}
+
+/* An input or in-out array: a guarded copy, or NULL. */
+__attribute__((unused)) static void *get_arr(nl_w_cursor *c, uint64_t want)
+{
+    uint64_t len, aux;
+    const unsigned char *p = nl_w_next(c, &len, &aux);
+    if (c->bad || (p && len != want)) {
+        malformed = 1;
+        return NULL;
+    }
+    if (!p)
+        return NULL;
+    void *d = guarded(len, aux);
+    memcpy(d, p, (size_t)len);
+    return d;
+}
+
+__attribute__((unused)) static void *get_out(nl_w_cursor *c, uint64_t want)
+{
+    uint64_t len, aux;
+    nl_w_next(c, &len, &aux);
+    if (c->bad || (len != NL_W_NULL && len != 0)) {
+        malformed = 1;
+        return NULL;
+    }
+    if (len == NL_W_NULL)
+        return NULL;
+    void *d = guarded(want, aux);
+    memset(d, 0xa5, (size_t)want); /* not zeros: an output must be written */
+    return d;
+}
+
+__attribute__((unused)) static const char *const *get_strv(nl_w_cursor *c)
+{
+    uint64_t len, aux;
+    const unsigned char *p = nl_w_next(c, &len, &aux);
+    if (c->bad || (p && (len == 0 || p[len - 1] != '\0'))) {
+        malformed = 1;
+        return NULL;
+    }
+    if (!p)
+        return NULL;
+    size_t n = 0;
+    for (uint64_t i = 0; i < len; i++)
+        n += p[i] == '\0';
+    const char **v = guarded((n + 1) * sizeof *v, 0);
+    char *s = guarded(len, 0);
+    memcpy(s, p, (size_t)len);
+    for (size_t i = 0, at = 0; i < n; i++) {
+        v[i] = s + at;
+        at += strlen(s + at) + 1;
+    }
+    v[n] = NULL;
+    return v;
+}
+
+__attribute__((unused)) static void put_err(nl_w_buf *a)
+{
+    char e[NL_W_ERRLEN];
+    snprintf(e, sizeof e, "%s", nl_last_error());
+    nl_w_put(a, e, strlen(e) + 1, 0);
+}
+
+/* Receive the arguments (by value first, then arrays), call, answer. */
+#define NL_GET1_VAL(T, n, c) T n; { const void *p_ = get_val(c_, sizeof n); if (p_) memcpy(&n, p_, sizeof n); else memset(&n, 0, sizeof n); }
+#define NL_GET1_IN(T, n, c)
+#define NL_GET1_OUT(T, n, c)
+#define NL_GET1_INOUT(T, n, c)
+#define NL_GET1_JSON(T, n, c)
+#define NL_GET1_STRV(T, n, c)
+#define NL_GET1_ERR(T, n, c)
+#define NL_GET1_(K, T, n, c) NL_GET1_##K(T, n, c)
+#define NL_GET2_VAL(T, n, c)
+#define NL_GET2_IN(T, n, c) const T *n = get_arr(c_, NL_BYTES(T, c));
+#define NL_GET2_OUT(T, n, c) T *n = get_out(c_, NL_BYTES(T, c));
+#define NL_GET2_INOUT(T, n, c) T *n = get_arr(c_, NL_BYTES(T, c));
+#define NL_GET2_JSON(T, n, c)                                                        \
+    cJSON *n##_tree_ = NULL;                                                         \
+    {                                                                                \
+        uint64_t l_, x_;                                                             \
+        const unsigned char *t_ = nl_w_next(c_, &l_, &x_);                           \
+        if (t_ && l_ > 0 && t_[l_ - 1] == '\0')                                      \
+            n##_tree_ = cJSON_Parse((const char *)t_);                               \
+        else if (t_ || c_->bad)                                                      \
+            malformed = 1;                                                           \
+    }                                                                                \
+    const cJSON *n = n##_tree_;
+#define NL_GET2_STRV(T, n, c) const char *const *n = get_strv(c_);
+#define NL_GET2_ERR(T, n, c) nl_set_error("%s", "");
+#define NL_GET2_(K, T, n, c) NL_GET2_##K(T, n, c)
+#define NL_PUT_VAL(T, n, c)
+#define NL_PUT_IN(T, n, c)
+#define NL_PUT_OUT(T, n, c) nl_w_put(a_, n, n ? NL_BYTES(T, c) : NL_W_NULL, 0);
+#define NL_PUT_INOUT(T, n, c) NL_PUT_OUT(T, n, c)
+#define NL_PUT_JSON(T, n, c) cJSON_Delete(n##_tree_);
+#define NL_PUT_STRV(T, n, c)
+#define NL_PUT_ERR(T, n, c) put_err(a_);
+#define NL_PUT_(K, T, n, c) NL_PUT_##K(T, n, c)
+
+#define NL_SERVE_ARGS(name)                                                          \
+    NL_ARGS_##name(NL_GET1_) NL_ARGS_##name(NL_GET2_)                                \
+    if (malformed || c_->pos != c_->len)                                             \
+        die("malformed request (the judge and this worker disagree on " #name ")");
+#define NL_CALL(R, name)                                                             \
+    R name(NL_PROTO(name));                                                          \
+    static void serve_##name(nl_w_cursor *c_, nl_w_buf *a_)                          \
+    {                                                                                \
+        NL_SERVE_ARGS(name)                                                          \
+        R ret_ = name(NL_ARGLIST(name));                                             \
+        nl_w_put(a_, &ret_, sizeof ret_, 0);                                         \
+        NL_ARGS_##name(NL_PUT_)                                                      \
+    }
+#define NL_CALL_VOID(name)                                                           \
+    void name(NL_PROTO(name));                                                       \
+    static void serve_##name(nl_w_cursor *c_, nl_w_buf *a_)                          \
+    {                                                                                \
+        NL_SERVE_ARGS(name)                                                          \
+        name(NL_ARGLIST(name));                                                      \
+        NL_ARGS_##name(NL_PUT_)                                                      \
+    }
+#include NL_CALLS_DEF
+#undef NL_CALL
+#undef NL_CALL_VOID
+
+typedef void (*server)(nl_w_cursor *, nl_w_buf *);
+#define NL_CALL(R, name) serve_##name,
+#define NL_CALL_VOID(name) serve_##name,
+static const server servers[] = {
+#include NL_CALLS_DEF
+};
+
+/* SIGSYS from the filter: say which call, then die of it (a second
+ * refused call while SIGSYS is blocked kills the process outright). */
+static void report_refusal(int sig, siginfo_t *si, void *ctx)
+{
+    (void)sig;
+    (void)ctx;
+    nl_w_header h = {NL_W_SAYS, NL_W_REFUSED, (uint64_t)(unsigned)si->si_syscall};
+    nl_w_write_all(NL_W_REP_FD, &h, sizeof h);
+    syscall(SYS_getppid);
+    _exit(126);
+}
+
+static void lock_down(void)
+{
+    pid_t self = getpid();
+    scmp_filter_ctx f = seccomp_init(SCMP_ACT_TRAP);
+    static const int plain[] = {
+        /* memory (malloc, OpenMP's stacks), threads, time, and the end */
+        SCMP_SYS(brk), SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(mprotect),
+        SCMP_SYS(madvise), SCMP_SYS(futex), SCMP_SYS(set_robust_list), SCMP_SYS(rseq),
+        SCMP_SYS(sched_yield), SCMP_SYS(sched_getaffinity), SCMP_SYS(getpid), SCMP_SYS(gettid),
+        SCMP_SYS(clock_gettime), SCMP_SYS(clock_nanosleep), SCMP_SYS(nanosleep),
+        SCMP_SYS(getrandom), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn),
+        SCMP_SYS(exit), SCMP_SYS(exit_group),
+    };
+    int ok = f != NULL;
+    for (size_t i = 0; ok && i < sizeof plain / sizeof *plain; i++)
+        ok = seccomp_rule_add(f, SCMP_ACT_ALLOW, plain[i], 0) == 0;
+    ok = ok && seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(read), 1, nl_w_arg0(SCMP_CMP_EQ, NL_W_REQ_FD, 0)) == 0;
+    for (int fd = 1; ok && fd <= NL_W_REP_FD; fd++)
+        ok = fd == NL_W_REQ_FD ||
+             seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, nl_w_arg0(SCMP_CMP_EQ, (scmp_datum_t)fd, 0)) == 0;
+    /* abort() signals itself, and only itself */
+    ok = ok && seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, nl_w_arg0(SCMP_CMP_EQ, (scmp_datum_t)self, 0)) == 0;
+    /* Threads only (glibc falls back from clone3, whose flags a filter
+     * cannot see, to clone): no new processes. */
+    ok = ok && seccomp_rule_add(f, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) == 0;
+    ok = ok && seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+                                nl_w_arg0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD)) == 0;
+    if (!ok || seccomp_load(f) != 0)
+        die("cannot install the seccomp filter");
+    seccomp_release(f);
+}
+
+int main(void)
+{
+    /* stdio decides buffering with fstat at the first print: decide it
+     * now, so a print needs nothing but write. */
+    static char outbuf[1 << 14];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    setvbuf(stderr, NULL, _IONBF, 0);
+    page = sysconf(_SC_PAGESIZE);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = report_refusal;
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGSYS, &sa, NULL);
+    lock_down();
+    static unsigned char *body;
+    static size_t cap;
+    for (;;) {
+        nl_w_header h;
+        if (nl_w_read_all(NL_W_REQ_FD, &h, sizeof h, -1))
+            _exit(0); /* the judge is done with us */
+        if (h.magic != NL_W_ASK || h.what >= sizeof servers / sizeof *servers || h.len > (uint64_t)1 << 36)
+            die("malformed request header");
+        if (h.len > cap) {
+            free(body);
+            body = malloc((size_t)h.len);
+            cap = body ? (size_t)h.len : 0;
+            if (!body)
+                die("out of memory");
+        }
+        if (nl_w_read_all(NL_W_REQ_FD, body, (size_t)h.len, -1))
+            die("the request stopped half-way");
+        nl_w_cursor c = {body, (size_t)h.len, 0, 0};
+        nl_w_buf a = {0};
+        malformed = 0;
+        servers[h.what](&c, &a);
+        fflush(stdout);
+        if (a.failed)
+            die("out of memory for the answer");
+        nl_w_header r = {NL_W_SAYS, NL_W_OK, a.len};
+        if (nl_w_write_all(NL_W_REP_FD, &r, sizeof r) || nl_w_write_all(NL_W_REP_FD, a.p, a.len))
+            _exit(0);
+        free(a.p);
+        unmap_all();
+    }
+}
