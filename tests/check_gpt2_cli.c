@@ -232,12 +232,12 @@ START_TEST(outputs_are_never_overwritten_without_force)
     mkdir(at("sub"), 0700);
     const char *c2[] = {"convert", "--in", TINY, "--out", at("sub"), "--force", NULL};
     nl_run_normlab(&r, c2, NULL);
-    ck_assert_msg(r.code == 2 && strstr(r.err, "not a regular file"), "convert over a folder: "
+    ck_assert_msg(r.code == 2 && strstr(r.err, "only a regular file"), "convert over a folder: "
                   "%d %s", r.code, r.err);
     const char *l2[] = {"logits", "--model", TINY, "--tokens", "1", "--out", "/dev/null",
                         "--force", NULL};
     nl_run_normlab(&r, l2, NULL);
-    ck_assert_msg(r.code == 2 && strstr(r.err, "not a regular file"), "logits over /dev/null: "
+    ck_assert_msg(r.code == 2 && strstr(r.err, "only a regular file"), "logits over /dev/null: "
                   "%d %s", r.code, r.err);
     /* a converted model is not converted again */
     const char *c3[] = {"convert", "--in", TINY, "--out", at("once.bin"), NULL};
