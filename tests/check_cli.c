@@ -335,9 +335,9 @@ static const struct {
      {"--eps=abc", NULL}, "--eps", "abc"},
     /* logits writes to --out too; its values are checked in check_gpt2_cli */
     {"logits", {"--model=tests/fixtures/gpt2/tiny.bin", "--tokens=1,2,3", "--force",
-                "--out=build/check-cli-logits.npy", NULL}, "", NULL,
+                "--out=SCRATCH/check-cli-logits.npy", NULL}, "", NULL,
      {"--tokens=abc", NULL}, "--tokens", "abc"},
-    {"convert", {"--in=tests/fixtures/gpt2/tiny.bin", "--out=build/check-cli-convert.bin",
+    {"convert", {"--in=tests/fixtures/gpt2/tiny.bin", "--out=SCRATCH/check-cli-convert.bin",
                  "--force", "--crms", NULL}, "Pre-CRMSNorm", NULL,
      {"--in=", NULL}, "--in", "''"},
 };
