@@ -361,23 +361,30 @@ static size_t equals_form_of(int i)
             NL_SKIP("a mode of a command: its options are the command's, tested there"); \
     } while (0)
 
+/* equals_forms[k].good with --out=SCRATCH/NAME pointed into the suite's
+ * scratch folder (a fresh clone has no build/ to write into). */
+static const char **scratch_outs(const char *good[8], size_t k)
+{
+    static char out[PATH_MAX + 16];
+    memset(good, 0, 8 * sizeof *good);
+    for (size_t g = 0; g < 7 && equals_forms[k].good[g]; g++) {
+        good[g] = equals_forms[k].good[g];
+        if (!strncmp(good[g], "--out=SCRATCH/", 14)) {
+            snprintf(out, sizeof out, "--out=%s", nl_scratch_name(good[g] + 14));
+            good[g] = out;
+        }
+    }
+    return good;
+}
+
 START_TEST(command_accepts_equals_and_refuses_bad_value)
 {
     SKIP_MODES();
     size_t k = equals_form_of(_i);
     const char *cmd = command_words[_i][0];
     static nl_run_result r;
-    const char *buf[16], *good[8] = {0};
-    char out[PATH_MAX + 16];
-    for (size_t g = 0; g < 7 && equals_forms[k].good[g]; g++) {
-        good[g] = equals_forms[k].good[g];
-        if (!strncmp(good[g], "--out=SCRATCH/", 14)) {
-            char path[PATH_MAX];
-            snprintf(out, sizeof out, "--out=%s", nl_scratch_path(path, sizeof path, good[g] + 14));
-            good[g] = out;
-        }
-    }
-    const char *const *args = cmd_argv(buf, (size_t)_i, good);
+    const char *buf[16], *good[8];
+    const char *const *args = cmd_argv(buf, (size_t)_i, scratch_outs(good, k));
     nl_run_normlab(&r, args, NULL);
     assert_clean_exit(&r, show(args));
     if (!strcmp(cmd, "devices") && r.code == 1)
@@ -489,7 +496,8 @@ START_TEST(lost_output_is_an_error)
     const char *cmd = command_words[_i][0];
     const char *buf[16], *help[] = {"--help", NULL};
     const char *const *runs[2];
-    runs[0] = cmd_argv(buf, (size_t)_i, equals_forms[k].good);
+    const char *good[8];
+    runs[0] = cmd_argv(buf, (size_t)_i, scratch_outs(good, k));
     static const char *buf2[16];
     runs[1] = cmd_argv(buf2, (size_t)_i, help);
     const char *const redirects[] = {"> /dev/full", ">&-"};
