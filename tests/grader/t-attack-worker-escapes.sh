@@ -33,7 +33,7 @@ declare -A want=(
     [blind]='system call the sandbox forbids \((write|newfstatat)'
     [abrt]='system call the sandbox forbids \(rt_sigaction'
     [jump]='rmsnorm_fused'
-    [fd4]='sent something that is not an answer'
+    [fd4]='(sent something that is not an answer|malformed answer)'
     [fork]='system call the sandbox forbids \((fork|clone|vfork)'
 )
 declare -A code=(

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# A crash is caught and reported inside one test (Check runs each test in
-# its own process), with AddressSanitizer's report.  CK_FORK=no cannot make
-# the student's code run in the process whose results count: the runner
-# forks every test whatever the environment says.
+# A crash is caught and reported inside one test: the student's code runs
+# in the worker, whose death the judge names in the test's message.
+# CK_FORK=no cannot make the student's code run in the process whose
+# results count: the runner forks every test whatever the environment says,
+# and no suite process runs the student's code anyway.
 . tests/grader/lib.sh
 solutions "$T/sub"
 cat >"$T/sub/98-fix-sum/fixsum.c" <<'C'
@@ -16,7 +17,7 @@ int nl_fixture_sum(const int *v, size_t n)
 C
 grade "$T/sub"
 expect '^98-fix-sum +0/3 +0/10 +crash in a test'
-expect 'AddressSanitizer: SEGV'
+expect 'nl_fixture_sum: your code crashed \(Segmentation fault\)'
 CK_FORK=no grade "$T/sub"
 expect '^98-fix-sum .* 0/10 +crash in a test$'
 expect '^99-fix-max .* ok$'
