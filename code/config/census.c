@@ -418,7 +418,9 @@ static int eval_groups(eval_t *e, const char *text, nl_config *c, size_t *in_lay
             *in_layers += (count / e->layers + (2 * (count % e->layers) >= e->layers)) * e->layers;
         if (count == 0)
             continue;
-        *params += count * width * (size_t)(weight + bias);
+        /* Exercise 05's function, on each group's own weight and bias. */
+        nl_norm_shape own = {bias ? NL_LAYERNORM : c->shape.norm, weight, bias, c->shape.weight_offset};
+        *params += count * nl_norm_layer_params(own, width);
         size_t g = 0;
         while (g < c->ngroups && !(c->groups[g].width == width && c->groups[g].nobias == nobias))
             g++;
