@@ -169,6 +169,25 @@ START_TEST(real_configs)
 }
 END_TEST
 
+/* Found by make fuzz: a config whose depth key is misspelt builds the
+ * class's default depth in transformers; the reader said 0 layers beside
+ * a norm count made from that default. */
+START_TEST(missing_depth_is_the_default_depth)
+{
+    static const char text[] = "{\"model_type\": \"mistral\", \"hidden_size\": 4096, "
+        "\"num_attention_heads\": 32, \"num_hidden_layercs\": 32, \"rms_norm_eps\": 1e-05}";
+    nl_config c;
+    int rc = nl_config_parse(text, strlen(text), "typo.json", &c);
+    ck_assert_msg(rc == NL_OK, "not read: %s", nl_last_error());
+    ck_assert_msg(c.num_layers == 32 && c.norm_layers == 2 * 32 + 1,
+                  "%zu layers, %zu norms; MistralConfig's default depth 32 builds 65 norms",
+                  c.num_layers, c.norm_layers);
+    ck_assert_msg(c.note && strstr(c.note, "default"), "the note does not say the depth is the "
+                  "default: %s", c.note ? c.note : "(none)");
+    nl_config_free(&c);
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("census");
@@ -177,6 +196,7 @@ Suite *nl_suite(void)
     tcase_add_test(tc, rows_name_their_source);
     tcase_add_test(tc, small_configs);
     tcase_add_test(tc, real_configs);
+    tcase_add_test(tc, missing_depth_is_the_default_depth);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -520,6 +520,17 @@ int nl_census_count(const nl_census_row *r, const cJSON *lm, nl_config *c)
     const char *lk = strrchr(c->layers_key, '.');
     eval_t e = {.row = r, .lm = lm, .hidden = c->hidden_size, .layers = c->num_layers,
                 .layers_key = lk ? lk + 1 : c->layers_key};
+    /* A file without its depth still builds a model: the config class's
+     * default depth, which the census recorded, is what transformers
+     * builds, so that is the count (and the note says where it came from),
+     * not 0 layers beside a count made from the default. */
+    size_t depth;
+    if (c->num_layers == 0 && value_of(&e, "num_hidden_layers", 17, &depth) == 0 && depth > 0) {
+        c->num_layers = e.layers = depth;
+        e.layers_key = "num_hidden_layers";
+        nl_note(c, "num_hidden_layers is not in the file: transformers' default for it, %zu, "
+                   "is what it builds", depth);
+    }
     char toggled[256] = "";
     size_t tlen = 0;
     const char *text = pick_toggle(r, lm, toggled, sizeof toggled, &tlen);
