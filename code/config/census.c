@@ -524,12 +524,19 @@ int nl_census_count(const nl_census_row *r, const cJSON *lm, nl_config *c)
      * default depth, which the census recorded, is what transformers
      * builds, so that is the count (and the note says where it came from),
      * not 0 layers beside a count made from the default. */
-    size_t depth;
-    if (c->num_layers == 0 && value_of(&e, "num_hidden_layers", 17, &depth) == 0 && depth > 0) {
-        c->num_layers = e.layers = depth;
-        e.layers_key = "num_hidden_layers";
-        nl_note(c, "num_hidden_layers is not in the file: transformers' default for it, %zu, "
-                   "is what it builds", depth);
+    static const char *const depth_names[] = {"num_hidden_layers", "n_layer", "num_layers",
+                                              "n_layers", NULL};
+    for (size_t k = 0; c->num_layers == 0 && depth_names[k]; k++) {
+        size_t depth;
+        char err[sizeof e.err];
+        memcpy(err, e.err, sizeof err);
+        if (value_of(&e, depth_names[k], strlen(depth_names[k]), &depth) == 0 && depth > 0) {
+            c->num_layers = e.layers = depth;
+            e.layers_key = depth_names[k];
+            nl_note(c, "%s is not in the file: transformers' default for it, %zu, is what it builds",
+                    depth_names[k], depth);
+        }
+        memcpy(e.err, err, sizeof err); /* a name this family lacks is no error */
     }
     char toggled[256] = "";
     size_t tlen = 0;
