@@ -248,6 +248,12 @@ static void lock_down(void)
              seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(write), 1, nl_w_arg0(SCMP_CMP_EQ, (scmp_datum_t)fd, 0)) == 0;
     /* abort() signals itself, and only itself */
     ok = ok && seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, nl_w_arg0(SCMP_CMP_EQ, (scmp_datum_t)self, 0)) == 0;
+    /* glibc's own thread signals (32 and 33, SIGCANCEL and SIGSETXID:
+     * the first pthread_create installs a handler for 33, as OpenMP's
+     * pool does in exercise 13); no handler for SIGABRT or any other. */
+    for (int sig = 32; ok && sig <= 33; sig++)
+        ok = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(rt_sigaction), 1,
+                              nl_w_arg0(SCMP_CMP_EQ, (scmp_datum_t)sig, 0)) == 0;
     /* Threads only (glibc falls back from clone3, whose flags a filter
      * cannot see, to clone): no new processes. */
     ok = ok && seccomp_rule_add(f, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) == 0;
