@@ -21,6 +21,13 @@ static const nl_shape full_shapes[] = {
 };
 /* Quick run (under a minute): the in-cache shape and one LLM shape. */
 static const nl_shape quick_shapes[] = {{256, 1024}, {4096, 4096}};
+/* Chapter 12's rows, on GPT-2's own shapes: T = 1024 tokens at the widths
+ * of GPT-2 small, medium and XL (C = 768, 1024, 1600) for the norms; the
+ * 124M model's C = 768 at 64, 256 and 1024 tokens for the matmuls. */
+static const nl_shape gpt2_shapes[] = {{1024, 768}, {1024, 1024}, {1024, 1600}};
+static const nl_shape gpt2_quick_shapes[] = {{1024, 768}};
+static const nl_shape flashnorm_shapes[] = {{64, 768}, {256, 768}, {1024, 768}};
+static const nl_shape flashnorm_quick_shapes[] = {{64, 768}, {256, 768}};
 #define FULL_SAMPLES 21  /* odd, so the median is one measured sample */
 #define QUICK_SAMPLES 7
 #define MAX_THREADS 4096
@@ -64,6 +71,12 @@ static void usage(FILE *to)
         "  --fused            fused add + norm against the unfused pair (chapter 9): each\n"
         "                     checked bit for bit against its pair; 'of copy' counts the\n"
         "                     bytes each must move (4 floats per element fused, 5 unfused)\n"
+        "  --gpt2             chapter 12: the original GPT-2's LayerNorm against the\n"
+        "                     converted model's RMSNorm and Pre-CRMSNorm, on T=1024 tokens\n"
+        "                     at C=768, 1024, 1600 (--quick: 768); one thread\n"
+        "  --flashnorm        chapter 12: FlashNorm against RMSNorm then a blocked C matmul,\n"
+        "                     on GPT-2's qkv and fc (C=768 -> 3C, 4C) at T=64, 256, 1024\n"
+        "                     tokens (--quick: 64, 256); one thread\n"
         "  --dtype T[,T]      data types: f32 (default), bf16, f16. A bf16/fp16 row moves\n"
         "                     half the bytes, and its copy roof copies those same bytes;\n"
         "                     its max_err and tol are ulps from its scalar cast order.\n"
@@ -268,6 +281,27 @@ static int backward_shapes_defined(const bench_options *o)
     return 1;
 }
 
+static void add_shape_once(bench_options *o, nl_shape s)
+{
+    for (size_t i = 0; i < o->nshapes; i++)
+        if (o->shapes[i].rows == s.rows && o->shapes[i].d == s.d)
+            return;
+    o->shapes[o->nshapes++] = s;
+}
+
+/* --gpt2 and --flashnorm without --shape: GPT-2's shapes, each once. */
+static void chapter12_shapes(bench_options *o)
+{
+    const nl_shape *g = o->quick ? gpt2_quick_shapes : gpt2_shapes;
+    const nl_shape *f = o->quick ? flashnorm_quick_shapes : flashnorm_shapes;
+    size_t ng = o->quick ? NL_COUNT(gpt2_quick_shapes) : NL_COUNT(gpt2_shapes);
+    size_t nf = o->quick ? NL_COUNT(flashnorm_quick_shapes) : NL_COUNT(flashnorm_shapes);
+    for (size_t i = 0; o->gpt2 && i < ng; i++)
+        add_shape_once(o, g[i]);
+    for (size_t i = 0; o->flashnorm && i < nf; i++)
+        add_shape_once(o, f[i]);
+}
+
 int cmd_bench(int argc, char **argv)
 {
     bench_options o = {.argc = argc, .argv = argv};
@@ -277,6 +311,8 @@ int cmd_bench(int argc, char **argv)
         {"--no-peer", NL_OPT_FLAG, &o.no_peer, 0, NULL, NULL},
         {"--opencl", NL_OPT_FLAG, &o.opencl, 0, NULL, NULL},
         {"--fused", NL_OPT_FLAG, &o.fused, 0, NULL, NULL},
+        {"--gpt2", NL_OPT_FLAG, &o.gpt2, 0, NULL, NULL},
+        {"--flashnorm", NL_OPT_FLAG, &o.flashnorm, 0, NULL, NULL},
         {"--show", NL_OPT_MAYBE, &o.show, 0, NULL, NULL},
         {"--csv", NL_OPT_TEXT, &o.csv, 0, NULL, NULL},
         {"--impl", NL_OPT_TEXT, &o.impls, 0, NULL, NULL},
@@ -299,6 +335,8 @@ int cmd_bench(int argc, char **argv)
     if (o.device && (nl_opencl_pick(o.device) < 0 || nl_opencl_use(o.device) != NL_OK))
         return nl_usage_error("bench", "%s", nl_last_error());
 
+    if (o.nshapes == 0 && (o.gpt2 || o.flashnorm))
+        chapter12_shapes(&o);
     if (o.nshapes == 0) {
         const nl_shape *src = o.quick ? quick_shapes : full_shapes;
         o.nshapes = o.quick ? NL_COUNT(quick_shapes) : NL_COUNT(full_shapes);

@@ -1,7 +1,8 @@
 /* bench.h — the parts of `normlab bench`, one file each:
  *   bench.c          the command: options, defaults, --show or a run
  *   bench_entries.c  what can be timed: one table of row kinds
- *   bench_half.c, bench_fused.c, bench_backward.c  the kinds of later chapters
+ *   bench_half.c, bench_fused.c, bench_backward.c, bench_gpt2.c  the kinds
+ *                    of later chapters
  *   bench_select.c   which names and dtypes the options ask for
  *   bench_run.c      the run: check, time, print, write the CSV
  *   bench_show.c     --show: an earlier run's CSV as a table
@@ -34,6 +35,8 @@ typedef struct {
     size_t nnotes;
     const char *show;   /* --show: NULL, "" (the default CSV) or a file */
     int fused;          /* --fused: chapter 9's fused add + norm rows */
+    int gpt2;           /* --gpt2: chapter 12's norms of the original and converted GPT-2 */
+    int flashnorm;      /* --flashnorm: chapter 12's FlashNorm against norm then matmul */
     int dtypes;         /* --dtype: bits 1 << nl_dtype; 0 means f32 alone */
     int argc;           /* the command line, for the CSV's provenance */
     char **argv;
@@ -71,6 +74,9 @@ int bench_fused_knows(const char *name);
 /* bench_backward.c: chapter 10's backward kernels, when --impl names them. */
 size_t bench_backward_entries(const bench_options *o, bench_entry *out, size_t max);
 int bench_backward_knows(const char *name);
+/* bench_gpt2.c: chapter 12's GPT-2 norm and FlashNorm rows. */
+size_t bench_gpt2_entries(const bench_options *o, bench_entry *out, size_t max);
+int bench_gpt2_knows(const char *name);
 /* Every name in --impl exists somewhere (a typo would time nothing);
  * 0 with a message naming it otherwise. */
 int bench_check_names(const char *list);

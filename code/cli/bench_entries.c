@@ -20,6 +20,13 @@
 
 /* ------------------------------------------------------------ the kinds */
 
+/* --opencl, --fused, --gpt2 and --flashnorm ask for their own rows instead
+ * of the f32 registry's. */
+static int bench_other_kind(const bench_options *o)
+{
+    return o->opencl || o->fused || o->gpt2 || o->flashnorm;
+}
+
 /* The f32 forward registry's host kernels, against the host's copy. */
 static size_t cpu_kernels(const bench_options *o, bench_entry *out, size_t max)
 {
@@ -27,7 +34,7 @@ static size_t cpu_kernels(const bench_options *o, bench_entry *out, size_t max)
     const nl_impl *all = nl_impls(&n);
     for (size_t i = 0; i < n && k < max; i++) {
         if ((all[i].requires & NL_REQ_OPENCL) || !bench_listed(o->impls, all[i].name) ||
-            ((o->opencl || o->fused) && !o->impls) || !bench_wants_dtype(o, NL_DT_F32))
+            (bench_other_kind(o) && !o->impls) || !bench_wants_dtype(o, NL_DT_F32))
             continue;
         out[k++] = (bench_entry){
             .name = all[i].name, .norm = all[i].norm, .device = "cpu", .dtype = "f32",
@@ -41,7 +48,7 @@ static size_t cpu_kernels(const bench_options *o, bench_entry *out, size_t max)
 /* The oneDNN peer: the same as our naive float LayerNorm's bound. */
 static size_t peer(const bench_options *o, bench_entry *out, size_t max)
 {
-    if (o->no_peer || max == 0 || !bench_listed(o->impls, "onednn") || ((o->opencl || o->fused) && !o->impls) ||
+    if (o->no_peer || max == 0 || !bench_listed(o->impls, "onednn") || (bench_other_kind(o) && !o->impls) ||
         !bench_wants_dtype(o, NL_DT_F32))
         return 0;
     out[0] = (bench_entry){.name = "onednn", .norm = NL_LAYERNORM, .device = "cpu",
@@ -92,6 +99,7 @@ static const struct {
     {bench_half_entries, bench_half_knows},
     {bench_fused_entries, bench_fused_knows},
     {bench_backward_entries, bench_backward_knows},
+    {bench_gpt2_entries, bench_gpt2_knows},
 };
 
 size_t bench_collect(const bench_options *o, bench_entry *out, size_t max)

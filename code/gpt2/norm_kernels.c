@@ -1,0 +1,67 @@
+/* norm_kernels.c — the norms of the original and the converted GPT-2 in
+ * float, for the bench (kernels.h says why they are plain C).  The forward
+ * pass (forward_body.h) has its own generic copy for float and double; this
+ * one is written for speed: one simd reduction per pass, one output pass. */
+#include <math.h>
+
+#include "gpt2/kernels.h"
+
+NL_GPT2_CLONES
+void nl_gpt2_layernorm_c(const float *x, const float *gamma, const float *beta, float eps,
+                         size_t rows, size_t d, float *y)
+{
+    for (size_t r = 0; r < rows; r++) {
+        const float *xr = x + r * d;
+        float *yr = y + r * d;
+        float sum = 0, sq = 0;
+#pragma omp simd reduction(+ : sum)
+        for (size_t i = 0; i < d; i++)
+            sum += xr[i];
+        float mean = sum / (float)d;
+#pragma omp simd reduction(+ : sq)
+        for (size_t i = 0; i < d; i++)
+            sq += (xr[i] - mean) * (xr[i] - mean);
+        float rstd = 1.0f / sqrtf(sq / (float)d + eps);
+#pragma omp simd
+        for (size_t i = 0; i < d; i++)
+            yr[i] = (xr[i] - mean) * rstd * gamma[i] + beta[i];
+    }
+}
+
+/* The sum of squares, and the sum when `crms` asks for the dropped value. */
+static inline float rms_scale(const float *xr, size_t width, size_t channels, int crms,
+                              float eps)
+{
+    float sq = 0, sum = 0;
+#pragma omp simd reduction(+ : sq, sum)
+    for (size_t i = 0; i < width; i++) {
+        sq += xr[i] * xr[i];
+        sum += xr[i];
+    }
+    if (crms)
+        sq += sum * sum;
+    return 1.0f / sqrtf(sq / (float)channels + eps);
+}
+
+static inline void scale_row(const float *xr, float s, size_t width, float *yr)
+{
+#pragma omp simd
+    for (size_t i = 0; i < width; i++)
+        yr[i] = xr[i] * s;
+}
+
+NL_GPT2_CLONES
+void nl_gpt2_rmsnorm_c(const float *x, float eps, size_t rows, size_t d, float *y)
+{
+    for (size_t r = 0; r < rows; r++)
+        scale_row(x + r * d, rms_scale(x + r * d, d, d, 0, eps), d, y + r * d);
+}
+
+NL_GPT2_CLONES
+void nl_gpt2_crmsnorm_c(const float *x, float eps, size_t rows, size_t width, size_t channels,
+                        float *y)
+{
+    for (size_t r = 0; r < rows; r++)
+        scale_row(x + r * width, rms_scale(x + r * width, width, channels, 1, eps), width,
+                  y + r * width);
+}
