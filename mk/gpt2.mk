@@ -39,3 +39,38 @@ book-only html-only web-only: figure-gpt2 $(GPT2_EQUIV)
 # The bench rows' kernels are plain C that the compiler vectorises
 # (code/gpt2/kernels.h): -O3 unrolls and vectorises what -O2 leaves alone.
 $(BUILD)/obj/code/gpt2/matmul.o $(BUILD)/obj/code/gpt2/norm_kernels.o: ALL_CFLAGS += -O3
+
+# ------------------------------------------------ the bench rows (ch 12)
+# Two committed runs, the book's numbers and figure: `normlab bench --gpt2`
+# (the norms) and `--flashnorm` (the matmuls), one thread each; the make
+# target below replaces them (a quiet machine, please).
+GPT2_BENCH := $(BUILD)/gpt2-bench
+GPT2_BENCH_FIG := $(BUILD)/fig-gpt2-bench
+GPT2_NORMS_CSV := book/data/gpt2-norms-reference.csv
+GPT2_FLASH_CSV := book/data/flashnorm-reference.csv
+
+$(GPT2_BENCH): $(BUILD)/obj/scripts/tools/gpt2-bench.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+$(GPT2_BENCH_FIG).dat: $(GPT2_BENCH) $(GPT2_NORMS_CSV) $(GPT2_FLASH_CSV)
+	$(GPT2_BENCH) figure > $@
+
+$(GPT2_BENCH_FIG).pdf: $(GPT2_BENCH_FIG).dat scripts/book/plot-gpt2-bench.gp
+	@command -v gnuplot >/dev/null 2>&1 || { echo "fig-gpt2-bench: gnuplot is not installed; scripts/setup/deps.sh bench installs it" >&2; exit 1; }
+	gnuplot -e "data='$<'; out='$(GPT2_BENCH_FIG).pdf'; term='pdf'" scripts/book/plot-gpt2-bench.gp
+	gnuplot -e "data='$<'; out='$(GPT2_BENCH_FIG).png'; term='png'" scripts/book/plot-gpt2-bench.gp
+$(GPT2_BENCH_FIG).png: $(GPT2_BENCH_FIG).pdf
+
+.PHONY: figure-gpt2-bench gpt2-bench-reference
+## figure-gpt2-bench — build/fig-gpt2-bench.pdf and .png: norm time per token per GPT-2, and FlashNorm against norm then matmul (chapter 12)
+figure-gpt2-bench: $(GPT2_BENCH_FIG).pdf $(GPT2_BENCH_FIG).png
+
+## gpt2-bench-reference — rerun `normlab bench --gpt2` and `--flashnorm` (one thread) and replace book/data/gpt2-norms-reference.csv and flashnorm-reference.csv (quiet machine)
+gpt2-bench-reference: $(NORMLAB)
+	$(NORMLAB) bench --gpt2 --threads 1 --force --csv $(GPT2_NORMS_CSV) $(BENCH_NOTES) \
+	    --note "load: 1/5/15-minute load average $$(cut -d' ' -f1-3 /proc/loadavg) when the bench started"
+	$(NORMLAB) bench --flashnorm --threads 1 --force --csv $(GPT2_FLASH_CSV) $(BENCH_NOTES) \
+	    --note "load: 1/5/15-minute load average $$(cut -d' ' -f1-3 /proc/loadavg) when the bench started"
+
+BOOK_NUMBERS += $(GPT2_BENCH)
+book-only html-only web-only: figure-gpt2-bench $(GPT2_BENCH)
