@@ -42,8 +42,9 @@ $(BUILD)/obj/code/gpt2/matmul.o $(BUILD)/obj/code/gpt2/norm_kernels.o: ALL_CFLAG
 
 # ------------------------------------------------ the bench rows (ch 12)
 # Two committed runs, the book's numbers and figure: `normlab bench --gpt2`
-# (the norms) and `--flashnorm` (the matmuls), one thread each; the make
-# target below replaces them (a quiet machine, please).
+# (the norms, 101 samples: each is a millisecond) and `--flashnorm` (the
+# matmuls, the default 21), one thread each; the make target below
+# replaces them (a quiet machine, please).
 GPT2_BENCH := $(BUILD)/gpt2-bench
 GPT2_BENCH_FIG := $(BUILD)/fig-gpt2-bench
 GPT2_NORMS_CSV := book/data/gpt2-norms-reference.csv
@@ -67,7 +68,7 @@ figure-gpt2-bench: $(GPT2_BENCH_FIG).pdf $(GPT2_BENCH_FIG).png
 
 ## gpt2-bench-reference — rerun `normlab bench --gpt2` and `--flashnorm` (one thread) and replace book/data/gpt2-norms-reference.csv and flashnorm-reference.csv (quiet machine)
 gpt2-bench-reference: $(NORMLAB)
-	$(NORMLAB) bench --gpt2 --threads 1 --force --csv $(GPT2_NORMS_CSV) $(BENCH_NOTES) \
+	$(NORMLAB) bench --gpt2 --threads 1 --samples 101 --force --csv $(GPT2_NORMS_CSV) $(BENCH_NOTES) \
 	    --note "load: 1/5/15-minute load average $$(cut -d' ' -f1-3 /proc/loadavg) when the bench started"
 	$(NORMLAB) bench --flashnorm --threads 1 --force --csv $(GPT2_FLASH_CSV) $(BENCH_NOTES) \
 	    --note "load: 1/5/15-minute load average $$(cut -d' ' -f1-3 /proc/loadavg) when the bench started"

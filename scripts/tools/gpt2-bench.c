@@ -4,8 +4,10 @@
  * $NORMLAB_GPT2_NORMS_CSV and $NORMLAB_FLASHNORM_CSV name others).
  *
  *   gpt2-bench [numbers]   `key value` lines for the book ({{key}} in prose)
- *   gpt2-bench figure      gnuplot data: norm time per token per model, and
- *                          each matmul row's time over the matmul alone
+ *   gpt2-bench figure      gnuplot data: norm time per token per model; and
+ *                          per matmul, the norm pass's share of it (what
+ *                          FlashNorm can save at most) beside the matmul's
+ *                          own p10..p90 spread and the measured difference
  *
  * A norm per token is the row's median over its T tokens; per model it is
  * that times 2L + 1 (two norms a layer and the final one), with L from
@@ -159,15 +161,16 @@ static void figure(void)
                                 1e6 * (double)(2 * models[m].L + 1));
         printf("\n");
     }
-    printf("\n\n# layer,T  norm-alone  RMSNorm+matmul  FlashNorm  (%% of the matmul alone)\n");
+    printf("\n\n# layer,T  norm-pass  matmul-spread  |FlashNorm - norm+matmul|"
+           "  (%% of the matmul alone, or of norm+matmul)\n");
     for (size_t l = 0; l < 2; l++)
         for (size_t t = 0; t < sizeof tokens / sizeof *tokens; t++) {
             size_t T = tokens[t];
-            double base = mm(layers[l], "matmul", T)->median;
-            printf("\"%s T=%zu\" %.3f %.3f %.3f\n", layers[l], T,
-                   100.0 * find(flash, nflash, "gpt2_rmsnorm_c", T, FC)->median / base,
-                   100.0 * (mm(layers[l], "rmsnorm_matmul", T)->median / base - 1.0),
-                   100.0 * (mm(layers[l], "flashnorm", T)->median / base - 1.0));
+            const row *a = mm(layers[l], "matmul", T), *b = mm(layers[l], "rmsnorm_matmul", T);
+            printf("\"%s T=%zu\" %.4f %.3f %.3f\n", layers[l], T,
+                   100.0 * find(flash, nflash, "gpt2_rmsnorm_c", T, FC)->median / a->median,
+                   100.0 * (a->p90 - a->p10) / a->median,
+                   fabs(saved(mm(layers[l], "flashnorm", T)->median, b->median)));
         }
 }
 
