@@ -48,7 +48,8 @@ static size_t cpu_kernels(const bench_options *o, bench_entry *out, size_t max)
 /* The oneDNN peer: the same as our naive float LayerNorm's bound. */
 static size_t peer(const bench_options *o, bench_entry *out, size_t max)
 {
-    if (o->no_peer || max == 0 || !bench_listed(o->impls, "onednn") || (bench_other_kind(o) && !o->impls) ||
+    if (o->no_peer || max == 0 || !bench_listed(o->impls, "onednn") ||
+        (bench_other_kind(o) && !o->impls) ||
         !bench_wants_dtype(o, NL_DT_F32))
         return 0;
     out[0] = (bench_entry){.name = "onednn", .norm = NL_LAYERNORM, .device = "cpu",

@@ -59,8 +59,8 @@ int cmd_convert(int argc, char **argv)
         return fail(nl_last_error());
     if (m.norm != NL_GPT2_LAYERNORM) {
         nl_gpt2_free(&m);
-        fprintf(stderr, "normlab convert: %s is already a converted (RMSNorm) model: there is "
-                        "no LayerNorm left to convert\n", in);
+        fprintf(stderr, "normlab convert: %s is already a converted (RMSNorm) model: "
+                        "there is no LayerNorm left to convert\n", in);
         return 2;
     }
     nl_gpt2_convert_opts o = nl_gpt2_convert_default();

@@ -17,8 +17,14 @@ static int library_rung(const char *name, const nl_gpt2_bench *p, const float *g
     return im->fn(p->b->x, gamma, p->b->beta, p->b->eps, p->T, p->C, p->y);
 }
 
-static int ln_best(const nl_gpt2_bench *p) { return library_rung("layernorm_best", p, p->b->gamma); }
-static int rms_best(const nl_gpt2_bench *p) { return library_rung("rmsnorm_best", p, p->ones); }
+static int ln_best(const nl_gpt2_bench *p)
+{
+    return library_rung("layernorm_best", p, p->b->gamma);
+}
+static int rms_best(const nl_gpt2_bench *p)
+{
+    return library_rung("rmsnorm_best", p, p->ones);
+}
 
 static int ln_c(const nl_gpt2_bench *p)
 {

@@ -41,7 +41,10 @@ static void centre(double *w, size_t groups, size_t n, size_t gstride, size_t st
 }
 
 /* An embedding's vectors (the rows of w, rows x cols), or a bias (one row). */
-static void centre_rows(double *w, size_t rows, size_t cols) { centre(w, rows, cols, cols, 1); }
+static void centre_rows(double *w, size_t rows, size_t cols)
+{
+    centre(w, rows, cols, cols, 1);
+}
 
 /* A projection whose outputs (its rows) are the model dimension: each
  * column mean 0, so that W x has mean 0 whatever x is. */
@@ -65,7 +68,8 @@ static void compress_reader(double *dst, const double *src, size_t rows, size_t 
 // @end
 
 /* The first `keep` values of each row of src (rows x cols) */
-static void keep_columns(double *dst, const double *src, size_t rows, size_t cols, size_t keep)
+static void keep_columns(double *dst, const double *src, size_t rows, size_t cols,
+                         size_t keep)
 {
     for (size_t r = 0; r < rows; r++)
         memcpy(dst + r * keep, src + r * cols, keep * sizeof *dst);
@@ -82,10 +86,12 @@ static void compress(const nl_gpt2 *rms, nl_gpt2 *out)
         /* writers: rows are outputs, the first R of them */
         memcpy(D(out, NL_T_ATTPROJW) + l * R * C, D(rms, NL_T_ATTPROJW) + l * C * C,
                R * C * sizeof(double));
-        memcpy(D(out, NL_T_ATTPROJB) + l * R, D(rms, NL_T_ATTPROJB) + l * C, R * sizeof(double));
+        memcpy(D(out, NL_T_ATTPROJB) + l * R, D(rms, NL_T_ATTPROJB) + l * C,
+               R * sizeof(double));
         memcpy(D(out, NL_T_FCPROJW) + l * R * 4 * C, D(rms, NL_T_FCPROJW) + l * C * 4 * C,
                R * 4 * C * sizeof(double));
-        memcpy(D(out, NL_T_FCPROJB) + l * R, D(rms, NL_T_FCPROJB) + l * C, R * sizeof(double));
+        memcpy(D(out, NL_T_FCPROJB) + l * R, D(rms, NL_T_FCPROJB) + l * C,
+               R * sizeof(double));
         compress_reader(D(out, NL_T_QKVW) + l * 3 * C * R, D(rms, NL_T_QKVW) + l * 3 * C * C,
                         3 * C, C);
         compress_reader(D(out, NL_T_FCW) + l * 4 * C * R, D(rms, NL_T_FCW) + l * 4 * C * C,
@@ -102,7 +108,8 @@ int nl_gpt2_convert(const nl_gpt2 *ln, const nl_gpt2_convert_opts *o, nl_gpt2 *o
 {
     memset(out, 0, sizeof *out);
     if (ln->norm != NL_GPT2_LAYERNORM) {
-        nl_set_error("the model is already an RMSNorm model: there is no LayerNorm to convert");
+        nl_set_error("the model is already an RMSNorm model: "
+                     "there is no LayerNorm to convert");
         return NL_EARG;
     }
     if (!ln->is_double || (o->norm != NL_GPT2_RMSNORM && o->norm != NL_GPT2_CRMSNORM)) {

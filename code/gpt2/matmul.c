@@ -94,6 +94,7 @@ void nl_gpt2_matmul(const float *x, const float *wt, const float *b, size_t T, s
                 y[t * n + o] += b[o];
 }
 
+// @snippet gpt2-flashnorm-matmul
 NL_GPT2_CLONES
 void nl_gpt2_matmul_flashnorm(const float *x, const float *wt, const float *b, float eps,
                               size_t T, size_t k, size_t n, float *rstd, float *y)
@@ -114,3 +115,4 @@ void nl_gpt2_matmul_flashnorm(const float *x, const float *wt, const float *b, f
         }
     }
 }
+// @end

@@ -131,7 +131,8 @@ static int parse_header(const char *path, const char *h, size_t len, nl_array *a
                              "np.ascontiguousarray(x) instead", path);
                 return NL_EARG;
             } else {
-                nl_set_error("%s: malformed .npy header: fortran_order is not True/False", path);
+                nl_set_error("%s: malformed .npy header: fortran_order is not "
+                             "True/False", path);
                 return NL_EARG;
             }
             have_order = 1;
@@ -191,14 +192,14 @@ int nl_npy_read(const char *path, nl_array *out)
         if (got < 8)
             nl_set_error("%s: truncated: %zu bytes, not even a .npy version", path, got);
         else
-            nl_set_error("%s: .npy format version %u.%u is not one this reader knows (1, 2, 3)",
-                         path, major, pre[7]);
+            nl_set_error("%s: .npy format version %u.%u is not one this reader knows "
+                         "(1, 2, 3)", path, major, pre[7]);
         goto done;
     }
     start = major == 1 ? 10 : 12;
     if (got < start) {
-        nl_set_error("%s: truncated: %zu bytes, a version %u.0 .npy needs %zu before its header",
-                     path, got, major, start);
+        nl_set_error("%s: truncated: %zu bytes, a version %u.0 .npy needs %zu before its "
+                     "header", path, got, major, start);
         goto done;
     }
     if (major == 1)

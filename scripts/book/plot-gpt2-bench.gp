@@ -15,7 +15,7 @@ set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set boxwidth 0.9
 set xtics nomirror rotate by -20
-set title "norm time per token, whole model (2L+1 norms, T=1024, 1 thread)"
+set title "norm time per token, whole model (2L+1 norms, T=1024, 1 thread, p10)"
 set ylabel 'microseconds per token'
 set yrange [0:*]
 set offsets 0, 0, graph 0.45, 0
