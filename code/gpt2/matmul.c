@@ -47,6 +47,10 @@ static void tile_edge(const float *x, const float *wt, size_t k, size_t n, size_
         }
 }
 
+/* Clang gives a target_clones function its plain name only where the
+ * callers see the attribute, so each public function calls a static
+ * cloned one of this file. */
+
 /* y = x wt (no bias, no scale); sumsq, when given, gets each row's sum of
  * squares, accumulated block by block beside the product. */
 static inline void blocked(const float *x, const float *wt, size_t T, size_t k, size_t n,
@@ -83,8 +87,8 @@ static inline void blocked(const float *x, const float *wt, size_t T, size_t k, 
 }
 
 NL_GPT2_CLONES
-void nl_gpt2_matmul(const float *x, const float *wt, const float *b, size_t T, size_t k,
-                    size_t n, float *y)
+static void matmul_cloned(const float *x, const float *wt, const float *b, size_t T, size_t k,
+                          size_t n, float *y)
 {
     blocked(x, wt, T, k, n, NULL, y);
     if (b)
@@ -94,10 +98,16 @@ void nl_gpt2_matmul(const float *x, const float *wt, const float *b, size_t T, s
                 y[t * n + o] += b[o];
 }
 
+void nl_gpt2_matmul(const float *x, const float *wt, const float *b, size_t T, size_t k,
+                    size_t n, float *y)
+{
+    matmul_cloned(x, wt, b, T, k, n, y);
+}
+
 // @snippet gpt2-flashnorm-matmul
 NL_GPT2_CLONES
-void nl_gpt2_matmul_flashnorm(const float *x, const float *wt, const float *b, float eps,
-                              size_t T, size_t k, size_t n, float *rstd, float *y)
+static void flash_cloned(const float *x, const float *wt, const float *b, float eps, size_t T,
+                         size_t k, size_t n, float *rstd, float *y)
 {
     blocked(x, wt, T, k, n, rstd, y);
     for (size_t t = 0; t < T; t++) {
@@ -114,5 +124,11 @@ void nl_gpt2_matmul_flashnorm(const float *x, const float *wt, const float *b, f
                 yt[o] *= s;
         }
     }
+}
+
+void nl_gpt2_matmul_flashnorm(const float *x, const float *wt, const float *b, float eps,
+                              size_t T, size_t k, size_t n, float *rstd, float *y)
+{
+    flash_cloned(x, wt, b, eps, T, k, n, rstd, y);
 }
 // @end

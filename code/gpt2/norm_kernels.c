@@ -7,8 +7,8 @@
 #include "gpt2/kernels.h"
 
 NL_GPT2_CLONES
-void nl_gpt2_layernorm_c(const float *x, const float *gamma, const float *beta, float eps,
-                         size_t rows, size_t d, float *y)
+static void ln_cloned(const float *x, const float *gamma, const float *beta, float eps,
+                      size_t rows, size_t d, float *y)
 {
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * d;
@@ -26,6 +26,12 @@ void nl_gpt2_layernorm_c(const float *x, const float *gamma, const float *beta, 
         for (size_t i = 0; i < d; i++)
             yr[i] = (xr[i] - mean) * rstd * gamma[i] + beta[i];
     }
+}
+
+void nl_gpt2_layernorm_c(const float *x, const float *gamma, const float *beta, float eps,
+                         size_t rows, size_t d, float *y)
+{
+    ln_cloned(x, gamma, beta, eps, rows, d, y);
 }
 
 /* The sum of squares, and the sum when `crms` asks for the dropped value. */
@@ -51,17 +57,28 @@ static inline void scale_row(const float *xr, float s, size_t width, float *yr)
 }
 
 NL_GPT2_CLONES
-void nl_gpt2_rmsnorm_c(const float *x, float eps, size_t rows, size_t d, float *y)
+static void rmsnorm_c_cloned(const float *x, float eps, size_t rows, size_t d, float *y)
 {
     for (size_t r = 0; r < rows; r++)
         scale_row(x + r * d, rms_scale(x + r * d, d, d, 0, eps), d, y + r * d);
 }
 
+void nl_gpt2_rmsnorm_c(const float *x, float eps, size_t rows, size_t d, float *y)
+{
+    rmsnorm_c_cloned(x, eps, rows, d, y);
+}
+
 NL_GPT2_CLONES
-void nl_gpt2_crmsnorm_c(const float *x, float eps, size_t rows, size_t width, size_t channels,
-                        float *y)
+static void crms_cloned(const float *x, float eps, size_t rows, size_t width,
+                        size_t channels, float *y)
 {
     for (size_t r = 0; r < rows; r++)
         scale_row(x + r * width, rms_scale(x + r * width, width, channels, 1, eps), width,
                   y + r * width);
+}
+
+void nl_gpt2_crmsnorm_c(const float *x, float eps, size_t rows, size_t width, size_t channels,
+                        float *y)
+{
+    crms_cloned(x, eps, rows, width, channels, y);
 }
