@@ -67,11 +67,16 @@ $(GPT2_BENCH_FIG).png: $(GPT2_BENCH_FIG).pdf
 figure-gpt2-bench: $(GPT2_BENCH_FIG).pdf $(GPT2_BENCH_FIG).png
 
 ## gpt2-bench-reference — rerun `normlab bench --gpt2` and `--flashnorm` (one thread) and replace book/data/gpt2-norms-reference.csv and flashnorm-reference.csv (quiet machine)
+# Both runs write under build/ and are copied at the end: a tracked CSV
+# rewritten by the first run would mark the second's commit note dirty.
 gpt2-bench-reference: $(NORMLAB)
-	$(NORMLAB) bench --gpt2 --threads 1 --samples 101 --force --csv $(GPT2_NORMS_CSV) $(BENCH_NOTES) \
+	$(NORMLAB) bench --gpt2 --threads 1 --samples 101 --force --csv $(BUILD)/gpt2-norms.csv \
+	    $(BENCH_NOTES) \
 	    --note "load: 1/5/15-minute load average $$(cut -d' ' -f1-3 /proc/loadavg) when the bench started"
-	$(NORMLAB) bench --flashnorm --threads 1 --force --csv $(GPT2_FLASH_CSV) $(BENCH_NOTES) \
+	$(NORMLAB) bench --flashnorm --threads 1 --force --csv $(BUILD)/flashnorm.csv $(BENCH_NOTES) \
 	    --note "load: 1/5/15-minute load average $$(cut -d' ' -f1-3 /proc/loadavg) when the bench started"
+	cp $(BUILD)/gpt2-norms.csv $(GPT2_NORMS_CSV)
+	cp $(BUILD)/flashnorm.csv $(GPT2_FLASH_CSV)
 
 BOOK_NUMBERS += $(GPT2_BENCH)
 book-only html-only web-only: figure-gpt2-bench $(GPT2_BENCH)
