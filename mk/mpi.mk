@@ -20,6 +20,22 @@ $(NORMLAB_MPI): $(MPI_OBJ) $(LIB)
 
 build: $(NORMLAB_MPI)
 test-only memcheck: $(NORMLAB_MPI)
+
+# Exercise 14's judged tests (tests/check_mpi_chan.c) run the grader's MPI
+# worker (scripts/grading/judge/mpi_worker.c: one rank under seccomp)
+# linked with the real chan_op.c; the grader links the student's instead.
+# Without sanitizers' leak checks: a filtered rank cannot run LeakSanitizer.
+ifneq ($(shell pkg-config --exists libseccomp 2>/dev/null && echo 1),)
+MPI_WORKER := $(BUILD)/normlab-mpi-worker
+$(BUILD)/obj/scripts/grading/judge/mpi_worker.o: scripts/grading/judge/mpi_worker.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) $(MPI_CFLAGS) -c $< -o $@
+$(MPI_WORKER): $(BUILD)/obj/scripts/grading/judge/mpi_worker.o $(BUILD)/obj/code/mpi/chan_op.o $(LIB)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(MPI_LIBS) -lseccomp $(LDLIBS)
+build test-only memcheck: $(MPI_WORKER)
+endif
 else
 $(NORMLAB_MPI):
 	@echo "normlab-mpi needs Open MPI's C development files (libopenmpi-dev, found by" \
