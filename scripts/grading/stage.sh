@@ -83,7 +83,12 @@ for cfile in $(exercise_confs); do
     # The judge's two sides, from the description of the graded functions.
     src=$(grep '\.c$' "$e/files.txt" | head -n 1)
     base=$(basename "${src:-none}" .c)
-    if [ -n "$src" ] && ! grep -q "^$base[[:space:]]" "$here/judge/calls/in-process.txt"; then
+    if [ "$(conf "$cfile" worker)" = mpi ]; then
+        # An MPI operation (exercise 14): the judge is the suite itself,
+        # its worker one MPI rank (judge/mpi_worker.c) that mpirun starts.
+        cc_quiet $cflags -I"$CODE/include" -I"$CODE" -c "$here/judge/mpi_worker.c" -o "$e/mpi_worker.o"
+        echo "WORKER=mpi" >>"$e/conf.sh"
+    elif [ -n "$src" ] && ! grep -q "^$base[[:space:]]" "$here/judge/calls/in-process.txt"; then
         def=""
         for d in "$here/judge/calls" "$(dirname "$CODE")/calls"; do
             [ -f "$d/$base.def" ] && { def=$(cd "$d" && pwd)/$base.def; break; }
