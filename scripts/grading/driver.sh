@@ -41,6 +41,7 @@ isa_flags() {
 san=()
 [ "${ASAN:-1}" = 1 ] && grep -q '\.c$' "$EXDIR/files.txt" && san=(-fsanitize=address -fno-omit-frame-pointer)
 
+[ -n "${WORKER_MISSING:-}" ] && stop "unsupported" "$WORKER_MISSING"
 mkdir -p "$SCRATCH/obj" "$SCRATCH/tests" "$SCRATCH/cl"
 objs=() cl=""
 while read -r src; do
