@@ -41,6 +41,7 @@ isa_flags() {
 san=()
 [ "${ASAN:-1}" = 1 ] && grep -q '\.c$' "$EXDIR/files.txt" && san=(-fsanitize=address -fno-omit-frame-pointer)
 
+[ -n "${WORKER_MISSING:-}" ] && stop "unsupported" "$WORKER_MISSING"
 mkdir -p "$SCRATCH/obj" "$SCRATCH/tests" "$SCRATCH/cl"
 objs=() cl=""
 while read -r src; do
@@ -56,7 +57,7 @@ while read -r src; do
         # from the verdict.  Where the judge runs the code in a worker
         # (JUDGE=1) it is built once, plainly: the worker's guard pages
         # catch reads past an array, and the judge holds no student code.
-        kinds=(plain); [ "${JUDGE:-0}" = 1 ] || kinds=(plain run)
+        kinds=(plain); [ "${JUDGE:-0}" = 1 ] || [ -n "${WORKER:-}" ] || kinds=(plain run)
         for kind in "${kinds[@]}"; do
             extra=(); [ $kind = run ] && extra=("${san[@]}")
             if ! ( ulimit -v $(( ${MEM_MB:-2048} * 1024 )); exec timeout -k 2 "${COMPILE_TIMEOUT:-30}" \
@@ -67,7 +68,7 @@ while read -r src; do
             [ $kind = plain ] && [ -z "${GRADE_NO_POLICY:-}" ] && { "$COMMON/policy.sh" "$SCRATCH/obj/plain-${base%.c}.o" "$EXDIR" 3>&- ||
                 stop "not allowed" "$(cat "$SCRATCH/policy.txt" 2>/dev/null)"; }
         done
-        [ "${JUDGE:-0}" = 1 ] && cp "$SCRATCH/obj/plain-${base%.c}.o" "$SCRATCH/obj/run-${base%.c}.o"
+        { [ "${JUDGE:-0}" = 1 ] || [ -n "${WORKER:-}" ]; } && cp "$SCRATCH/obj/plain-${base%.c}.o" "$SCRATCH/obj/run-${base%.c}.o"
         objs+=("$SCRATCH/obj/run-${base%.c}.o")
         if [ -n "${INSN_PATTERN:-}" ]; then
             # The code must really use the instructions the exercise is
@@ -100,6 +101,14 @@ if [ "${JUDGE:-0}" = 1 ]; then
     fi
     judged=("$EXDIR/proxy.o" "$COMMON/obj/judge/wire.o" "$EXDIR/shell.o")
     worker_env=(NL_WORKER="$SCRATCH/worker")
+elif [ "${WORKER:-}" = mpi ]; then
+    # An MPI operation (14): the student's object only in the ranks'
+    # program (judge/mpi_worker.c), which the suite runs under mpirun;
+    # the suite links none of it.
+    if ! ld_run -o "$SCRATCH/mpi-worker" "$EXDIR/mpi_worker.o" "${objs[@]}" "$EXDIR/lib.a" $LDLIBS -lseccomp; then
+        stop "link error" "your file does not link into the MPI program that runs it (it calls something that is not there): the linker's message is below"
+    fi
+    worker_env=(NL_MPI_WORKER="$SCRATCH/mpi-worker")
 else
     # OpenCL C (08) still runs in the runtime of the suite's own process.
     judged=("${objs[@]}")

@@ -275,15 +275,15 @@ for cfile in $(exercise_confs); do
     ex_json+=("{\"id\": $(json_str "$id"), \"title\": $(json_str "$title"), \"points\": $(num "$got"), \"max\": $pts, \"graded\": $([ $counted -eq 1 ] && echo true || echo false), \"status\": $(json_str "$status"), \"counted_tests\": $teeth, \"counted_passed\": $bit, \"feedback\": $(json_str "$fb")}")
 done
 if [ $found -eq 0 ]; then
-    # An exercise.conf with `sandbox = no` exists but is not graded here
-    # (exercise 14: mpirun cannot run in the sandbox until the judge
-    # hosts it); say which target checks it, not that it does not exist.
+    # An exercise.conf with `sandbox = no` exists but is not graded here;
+    # say so, and that its README names what checks it, not that it does
+    # not exist.
     for f in "$EXDIR"/*/exercise.conf; do
         id=$(basename "$(dirname "$f")")
         [ -n "$EX_FILTER" ] && { [ "$id" = "$EX_FILTER" ] || [ "${id%%-*}" = "$EX_FILTER" ] ||
             [ "$EX_FILTER" -eq "$((10#${id%%-*}))" ] 2>/dev/null; } || continue
-        echo "grade: exercise $id is not scored by this grader yet: its exercise.conf says sandbox = no" \
-             "(mpirun cannot run in the sandbox); its README names the target that checks it (make mpi-exercise for 14)" >&2
+        echo "grade: exercise $id is not scored by this grader: its exercise.conf says sandbox = no;" \
+             "its README names the target that checks it" >&2
         exit 2
     done
     echo "grade: no exercise${EX_FILTER:+ $EX_FILTER} in $EXDIR/" >&2; exit 2

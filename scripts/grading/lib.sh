@@ -2,8 +2,8 @@
 
 CC=${CC:-cc}
 # Defaults mirror the Makefile for a run outside make; make passes its own.
-: "${GRADE_CFLAGS:=-std=c17 -O2 -g -fopenmp -ffp-contract=off -D_DEFAULT_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -Icode/include -Icode $(pkg-config --cflags check libcjson OpenCL 2>/dev/null)}"
-: "${GRADE_LDLIBS:=$(pkg-config --libs libcjson OpenCL 2>/dev/null) $([ -f /usr/include/dnnl.h ] && echo -ldnnl) -fopenmp -lm}"
+: "${GRADE_CFLAGS:=-std=c17 -O2 -g -fopenmp -ffp-contract=off -D_DEFAULT_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -Icode/include -Icode $(pkg-config --cflags check libcjson OpenCL 2>/dev/null) $(pkg-config --cflags ompi-c 2>/dev/null)}"
+: "${GRADE_LDLIBS:=$(pkg-config --libs libcjson OpenCL 2>/dev/null) $([ -f /usr/include/dnnl.h ] && echo -ldnnl) -fopenmp -lm $(pkg-config --libs ompi-c 2>/dev/null)}"
 : "${GRADE_CHECK_LIBS:=$(pkg-config --libs check 2>/dev/null)}"
 # A student's warnings are shown, not punished: -Werror (CI) is dropped,
 # and so are the sanitizers of a SAN=1 build (the grader adds ASan itself).

@@ -83,7 +83,17 @@ for cfile in $(exercise_confs); do
     # The judge's two sides, from the description of the graded functions.
     src=$(grep '\.c$' "$e/files.txt" | head -n 1)
     base=$(basename "${src:-none}" .c)
-    if [ -n "$src" ] && ! grep -q "^$base[[:space:]]" "$here/judge/calls/in-process.txt"; then
+    if [ "$(conf "$cfile" worker)" = mpi ]; then
+        # An MPI operation (exercise 14): the judge is the suite itself,
+        # its worker one MPI rank (judge/mpi_worker.c) that mpirun starts.
+        # Without Open MPI's headers here the exercise cannot be built at
+        # all: its driver says so (0 points, the reason), the rest grade.
+        if "$CC" $cflags -I"$CODE/include" -I"$CODE" -c "$here/judge/mpi_worker.c" -o "$e/mpi_worker.o" >"$stage/cc.log" 2>&1; then
+            echo "WORKER=mpi" >>"$e/conf.sh"
+        else
+            printf 'WORKER=mpi\nWORKER_MISSING=%q\n' "this grader cannot build MPI programs (no Open MPI development files: libopenmpi-dev, pkg-config ompi-c)" >>"$e/conf.sh"
+        fi
+    elif [ -n "$src" ] && ! grep -q "^$base[[:space:]]" "$here/judge/calls/in-process.txt"; then
         def=""
         for d in "$here/judge/calls" "$(dirname "$CODE")/calls"; do
             [ -f "$d/$base.def" ] && { def=$(cd "$d" && pwd)/$base.def; break; }
@@ -109,6 +119,7 @@ for cfile in $(exercise_confs); do
     : >"$e/allowed-def.txt"
     while read -r src; do
         case $src in *.c) ;; *) continue ;; esac
+        grep -q '^WORKER_MISSING=' "$e/conf.sh" && continue
         cc_quiet $cflags $(isa_flags "$src") -I"$CODE/include" -I"$CODE" -I"$CODE/$(dirname "$src")" \
             -c "$CODE/$src" -o "$e/real.o"
         nm -u "$e/real.o" | awk '{ print $NF }' | sed 's/@.*//' >>"$e/allowed-undef.txt"

@@ -34,8 +34,8 @@ const char *nl_mpi_unavailable(void)
     if (!nl_build_program("normlab-mpi", prog, sizeof prog))
         return "no normlab-mpi beside the tests folder: make builds build/normlab-mpi only "
                "where Open MPI's C development files are installed (libopenmpi-dev, "
-               "pkg-config ompi-c), and the grader does not link one (make mpi-exercise "
-               "runs exercise 14)";
+               "pkg-config ompi-c), and the grader does not link one (it grades exercise 14 "
+               "through the judged tests, whose ranks run the MPI worker)";
     return NULL;
 }
 
