@@ -306,7 +306,7 @@ START_TEST(enum_toggles)
         else if (want_k[0] && strcmp(want_k, "unknown") != 0 &&
                  strcmp(want_k, c.shape.norm == NL_RMSNORM ? "rmsnorm" : "layernorm") != 0)
             snprintf(why, sizeof why, "kind %s; transformers built %s", nl_norm_name(c.shape.norm), want_k);
-        if (!why[0] && tog && row && strcmp(row->kind, want_k) != 0 && strcmp(want_k, "unknown") != 0)
+        if (!why[0] && tog && row && want_k[0] && strcmp(row->kind, want_k) != 0 && strcmp(want_k, "unknown") != 0)
             kind_changes++;
         if (why[0]) {
             bad++;

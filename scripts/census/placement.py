@@ -163,11 +163,18 @@ def classify_block(w):
     pending = None   # (index, input, output) of a norm that read the stream
 
     def remember(t):
+        """t into since (as the stream's shape), or the tensor already there
+        that it equals; None when it is not of the stream's size."""
         # Token-flattened outputs ((tokens, width): OPT's fc2, MoE blocks) count too.
-        if t.shape[-1] == width and t.numel() == w.x.numel():
+        if t.shape[-1] != width or t.numel() != w.x.numel():
+            return None
+        if t.shape != shape:
             t = t.reshape(shape)
-            if not any(close(t, s, tol * 10) for s in since):
-                since.append(t)
+        for s in since:
+            if close(t, s, tol * 10):
+                return s
+        since.append(t)
+        return t
 
     def sight(obs, where):
         nonlocal stream, pending, since, posts
@@ -198,9 +205,9 @@ def classify_block(w):
         if sight(a, path):
             pending = (i, a, b)
         else:
-            posts.append((i, b))
-            remember(b)
-            since = [t for t in since if t is not b] + [b]
+            kept = remember(b)
+            posts.append((i, kept))
+            since = [t for t in since if t is not kept] + [kept]
     if not sight(w.y, "output"):
         raise ValueError("the block's output is not its input plus what its sublayers made")
     if any(r == "?" for r in roles):
