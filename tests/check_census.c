@@ -13,6 +13,13 @@
  *                           measured, against transformers built from each at
  *                           full size on the meta device
  *                           (tests/fixtures/configs/real/census-expected.tsv).
+ *   layers_line_names_the_counted_field   a T5 file with a stray
+ *                           num_hidden_layers: the layers line names num_layers;
+ *   enum_toggles            string fields the modeling file compares
+ *                           (tests/fixtures/census/enums.jsonl): the small config
+ *                           with the value set gives what transformers built;
+ *   placement_rows          placement.def's labels, and the families whose
+ *                           modeling files fix it, as measured.
  * `make census-check` runs this suite alone. */
 #include <math.h>
 #include <stdio.h>
