@@ -1,4 +1,4 @@
-/* check_config_real.c — the reader on 42 config.json files nobody here
+/* check_config_real.c — the reader on 44 config.json files nobody here
  * wrote: copied byte for byte from public repositories (provenance in
  * tests/fixtures/configs/SOURCES.md).  Every expected value below is
  * worked out from the family's modeling code, module by module, and the
@@ -75,6 +75,13 @@ static const real_t real[] = {
     /* bloom/modeling_bloom.py: word_embeddings_layernorm, input_layernorm + post_attention_layernorm,
      * ln_f: 2*70 + 2 = 142 LN x 14336 */
     {"bloom-176b", 0, LN, 1, 1e-5, "layer_norm_epsilon", 14336, 70, 142, 4071424},
+    /* exaone4/modeling_exaone4.py Exaone4DecoderLayer: no norm before attention or MLP; post_attention_layernorm
+     * and post_feedforward_layernorm on their outputs, q_norm and k_norm of head_dim 64, Exaone4Model.norm:
+     * 2*30 + 1 = 61 RMS x 2048 + 2*30 RMS x 64 = 121 norms, 124928 + 3840 = 128768 */
+    {"exaone-4.0-1.2b-w4a16", 0, RMS, 0, 1e-5, "rms_norm_eps", 2048, 30, 121, 128768},
+    /* remote modeling_codegen.py (its auto_map; the same layout as transformers' codegen/modeling_codegen.py):
+     * CodeGenBlock's one ln_1 (parallel attention and MLP), ln_f: 16 + 1 = 17 LN x 2048 */
+    {"codegen2-1b", 0, LN, 1, 1e-5, "layer_norm_epsilon", 2048, 16, 17, 69632},
     /* gemma/modeling_gemma.py: 2 per layer + norm: 2*18 + 1 = 37 RMS x 2048 */
     {"gemma-2b", 0, RMS, 0, 1e-6, "rms_norm_eps", 2048, 18, 37, 75776},
     /* remote modeling_mixformer_sequential.py (phi-1.5, phi-2 before transformers' Phi):

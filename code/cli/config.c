@@ -39,6 +39,11 @@ static void help(FILE *to)
 "             answered_from   \"census\" (measured by scripts/census from transformers'\n"
 "                             modules), \"table\" (a hand-written row: remote code)\n"
 "                             or \"guess\"\n"
+"             placement       where the block's norms sit, measured by running the\n"
+"                             model (scripts/census/placement.py): \"pre\" x + F(N(x)),\n"
+"                             \"post\" x + N(F(x)), \"add\" N(x + F(x)), \"sandwich\" (pre\n"
+"                             and post); null when not measured\n"
+"             placement_roles each norm's role in a block, per layer stack\n"
 "             norm            \"LayerNorm\" or \"RMSNorm\"\n"
 "             weight, bias    whether each norm learns a scale / a shift\n"
 "             weight_offset   true for RMSNorm that scales by (1 + weight) (Gemma)\n"
@@ -132,6 +137,8 @@ static void print_text(const nl_config *c)
                                      : !strcmp(c->answered_from, "table") ? "the hand-written table"
                                                                            : "a guess");
     printf("  norm             %s, %s\n", nl_norm_name(c->shape.norm), variant(&c->shape));
+    if (c->placement)
+        printf("  placement        %s  (%s; measured by running the model)\n", c->placement, c->placement_roles);
     if (c->eps_is_default)
         printf("  eps              %g  (no eps key: the architecture's default)\n", c->eps);
     else
@@ -174,6 +181,13 @@ static void print_json(const nl_config *c)
     cJSON_AddBoolToObject(o, "guessed", c->guessed);
     cJSON_AddStringToObject(o, "source", c->source);
     cJSON_AddStringToObject(o, "answered_from", c->answered_from);
+    if (c->placement) {
+        cJSON_AddStringToObject(o, "placement", c->placement);
+        cJSON_AddStringToObject(o, "placement_roles", c->placement_roles);
+    } else {
+        cJSON_AddNullToObject(o, "placement");
+        cJSON_AddNullToObject(o, "placement_roles");
+    }
     cJSON_AddStringToObject(o, "norm", nl_norm_name(c->shape.norm));
     cJSON_AddBoolToObject(o, "bias", c->shape.bias && c->shape.norm == NL_LAYERNORM);
     cJSON_AddBoolToObject(o, "weight", c->shape.weight);

@@ -462,8 +462,9 @@ static int keep_names(nl_config *c, group_name *names)
 }
 
 /* Whether the config sets field [name, n) to the value [v, vn)
- * ("true", "false" or a number); absent is the class default, which no
- * toggle names. */
+ * ("true", "false", a number, or a string in double quotes: an
+ * enumerated field such as norm_type="rms_norm"); absent is the class
+ * default, which no toggle names. */
 static int holds(const cJSON *lm, const char *name, size_t n, const char *v, size_t vn)
 {
     char key[96];
@@ -472,6 +473,8 @@ static int holds(const cJSON *lm, const char *name, size_t n, const char *v, siz
     memcpy(key, name, n);
     key[n] = '\0';
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(lm, key);
+    if (vn >= 2 && v[0] == '"' && v[vn - 1] == '"')
+        return cJSON_IsString(it) && strlen(it->valuestring) == vn - 2 && memcmp(it->valuestring, v + 1, vn - 2) == 0;
     if (cJSON_IsBool(it))
         return (vn == 4 && memcmp(v, "true", 4) == 0) == (cJSON_IsTrue(it) != 0) &&
                ((vn == 4 && memcmp(v, "true", 4) == 0) || (vn == 5 && memcmp(v, "false", 5) == 0));
@@ -515,6 +518,43 @@ static const char *pick_toggle(const nl_census_row *r, const cJSON *lm, char *wh
     return NULL;
 }
 
+/* The depth the census's formulas count with, when the file also has a
+ * generic depth key the family does not read (a T5 file with a stray
+ * num_hidden_layers beside its num_layers): the "layers" line shows the
+ * field the count used, not the stray one. */
+static void show_own_depth(eval_t *e, nl_config *c)
+{
+    static const char *const depth_names[] = {"num_hidden_layers", "n_layer", "num_layers", "n_layers",
+                                              "encoder_layers", NULL};
+    for (const char *g = e->row->groups; g && *g;) {
+        const char *times = strstr(g, " x ");
+        for (const char *p = g; times && p < times; p++) {
+            size_t n = isalpha((unsigned char)*p) || *p == '_' ? ident_len(p) : 0;
+            for (size_t k = 0; n && depth_names[k]; k++) {
+                if (strlen(depth_names[k]) != n || memcmp(depth_names[k], p, n) != 0 ||
+                    strcmp(depth_names[k], e->layers_key) == 0)
+                    continue;
+                const cJSON *it = field(e, p, n);
+                double v;
+                if (!it || !nl_json_number(it, &v) || !(v > 0) || v > NL_CONFIG_SIZE_LIMIT ||
+                    v != (double)(size_t)v)
+                    return;
+                const char *dot = strrchr(c->layers_key, '.');
+                int plen = dot ? (int)(dot - c->layers_key + 1) : 0;
+                char key[sizeof c->layers_key];
+                snprintf(key, sizeof key, "%.*s%s", plen, c->layers_key, depth_names[k]);
+                memcpy(c->layers_key, key, sizeof key);
+                c->num_layers = e->layers = (size_t)v;
+                e->layers_key = depth_names[k];
+                return;
+            }
+            p += n ? n - 1 : 0;
+        }
+        const char *semi = strstr(g, "; ");
+        g = semi ? semi + 2 : NULL;
+    }
+}
+
 int nl_census_count(const nl_census_row *r, const cJSON *lm, nl_config *c)
 {
     const char *lk = strrchr(c->layers_key, '.');
@@ -527,17 +567,20 @@ int nl_census_count(const nl_census_row *r, const cJSON *lm, nl_config *c)
     static const char *const depth_names[] = {"num_hidden_layers", "n_layer", "num_layers",
                                               "n_layers", NULL};
     for (size_t k = 0; c->num_layers == 0 && depth_names[k]; k++) {
-        size_t depth;
-        char err[sizeof e.err];
-        memcpy(err, e.err, sizeof err);
-        if (value_of(&e, depth_names[k], strlen(depth_names[k]), &depth) == 0 && depth > 0) {
+        size_t n = strlen(depth_names[k]), depth;
+        const char *alias = NULL;
+        size_t alen = 0;
+        /* Only the spellings this family's class has a default for. */
+        if (row_default(r, depth_names[k], n, &alias, &alen) < 0)
+            continue;
+        if (value_of(&e, depth_names[k], n, &depth) == 0 && depth > 0) {
             c->num_layers = e.layers = depth;
             e.layers_key = depth_names[k];
             nl_note(c, "%s is not in the file: transformers' default for it, %zu, is what it builds",
                     depth_names[k], depth);
         }
-        memcpy(e.err, err, sizeof err); /* a name this family lacks is no error */
     }
+    show_own_depth(&e, c);
     char toggled[256] = "";
     size_t tlen = 0;
     const char *text = pick_toggle(r, lm, toggled, sizeof toggled, &tlen);
@@ -549,6 +592,15 @@ int nl_census_count(const nl_census_row *r, const cJSON *lm, nl_config *c)
             return -1;
         }
         nl_note(c, "%s: counted as the census's build with that setting", toggled);
+        /* A setting that changes the kind says so first ("[rmsnorm] ..."). */
+        const char *close = copy[0] == '[' ? strstr(copy, "] ") : NULL;
+        if (close) {
+            if (strncmp(copy + 1, "rmsnorm]", 8) == 0)
+                c->shape.norm = NL_RMSNORM;
+            else if (strncmp(copy + 1, "layernorm]", 10) == 0)
+                c->shape.norm = NL_LAYERNORM;
+            memmove(copy, close + 2, strlen(close + 2) + 1);
+        }
     }
     size_t in_layers, params;
     group_name names[NL_CONFIG_MAX_GROUPS];

@@ -136,6 +136,20 @@ nl_norm_shape nl_census_shape(const nl_census_row *r);
  * census could not tie to a config field (the count falls back). */
 int nl_census_count(const nl_census_row *r, const cJSON *lm, nl_config *c);
 
+/* One row of placement.def (scripts/census/placement.py): where the
+ * family's stream-width norms sit in a block, measured by running it. */
+typedef struct {
+    const char *model_type;
+    const char *placement;  /* "pre", "post", "add", "sandwich", "mixed"; "failed", "timeout", "none" */
+    const char *roles;      /* per stack, each norm's role in the order they run */
+    const char *why;        /* blocks that could not be classified, or why none was */
+} nl_placement_row;
+
+const nl_placement_row *nl_placement_rows(size_t *count);
+const nl_placement_row *nl_placement_find(const char *model_type);
+/* 1 when the row has a measured placement (not failed, timeout or none). */
+int nl_placement_measured(const nl_placement_row *p);
+
 /* Fills groups/counts of `c` from the family rules and the config. */
 int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl_config *c);
 

@@ -219,6 +219,11 @@ int nl_config_parse(const char *text, size_t len, const char *name, nl_config *o
         };
         fam = &measured;
         out->answered_from = "census";
+        const nl_placement_row *pl = nl_placement_find(row->model_type);
+        if (nl_placement_measured(pl)) {
+            out->placement = pl->placement;
+            out->placement_roles = pl->roles;
+        }
     } else {
         fam = find_family(root, lm, out);
         out->answered_from = fam ? "table" : "guess";

@@ -241,6 +241,11 @@ typedef struct {
     const char *answered_from;   /* "census" (measured from transformers' modules), "table"
                                     (hand-written row), or "guess" */
     int    guessed;              /* 1: family not recognised; kind and count guessed (note says how) */
+    const char *placement;       /* where the block's norms sit, measured by running the model
+                                    (scripts/census/placement.py): "pre" x + F(N(x)), "post"
+                                    x + N(F(x)), "add" N(x + F(x)), "sandwich" (pre and post),
+                                    "mixed"; NULL when not measured */
+    const char *placement_roles; /* each stream-width norm's role in a block, per layer stack */
     nl_norm_shape shape;
     double eps;
     char   eps_key[128];

@@ -419,6 +419,12 @@ def eps_fields(cfgd):
     return [k for k, v in cfgd.items() if isinstance(v, float) and re.search(r"eps", k)]
 
 
+def eps_marks(keys):
+    """A value of its own for each eps field ({value: key}): the value a
+    norm then holds names the key it was read from."""
+    return {float(f"{i + 2}.{i + 3}e-{4 + i % 3}"): k for i, k in enumerate(keys)}
+
+
 def build(cls_cfg, kw):
     cfg = cls_cfg(**kw)
     mcls = model_class_for(cfg)
@@ -470,13 +476,8 @@ def census_one(mt):
     cfgd = fields(cfg)
     hk = hidden_key_of(cfgd)
     # Each eps-like field gets a value of its own.
-    efs = eps_fields(cfgd)
-    ekw = dict(kw)
-    marks = {}
-    for i, k in enumerate(efs):
-        v = float(f"{i + 2}.{i + 3}e-{4 + i % 3}")
-        ekw[k] = v
-        marks[v] = k
+    marks = eps_marks(eps_fields(cfgd))
+    ekw = {**kw, **{k: v for v, k in marks.items()}}
     try:
         cfg, model = build(cls_cfg, ekw)
         kw = ekw
@@ -743,8 +744,27 @@ def run_real(args):
             n = len(norms)
             params = sum(x["width"] * (int(x["weight"]) + int(x["bias"])) for x in norms)
             eps = sorted({x["eps"] for x in norms if x["eps"] is not None})
-            out.append(f"{name}\t{mt}\t{n}\t{params}\t{eps[0] if len(eps) == 1 else ','.join(map(repr, eps))}")
-            print(name, mt, n, params, flush=True)
+            # The kind of the norms of the hidden width, run on a real tensor.
+            hidden = next((getattr(cfg, k) for k in SIZES[0][0] if isinstance(getattr(cfg, k, None), int)), None)
+            main = [x for x in norms if x["width"] == hidden] or norms
+            kinds = sorted({classify(x["mod"], x["width"], x["eps"])[0] or "unknown" for x in main[:3]})
+            # The eps key: every eps-like field of the file given a value of
+            # its own, the model rebuilt, the value its norms hold read back.
+            efs = eps_fields(src)
+            ekey = ""
+            if efs and eps:
+                marks = eps_marks(efs)
+                mcfg = cls_cfg(**{**src, **{k: v for v, k in marks.items()}})
+                mcfg = mcfg.get_text_config() if hasattr(mcfg, "get_text_config") else mcfg
+                with torch.device("meta"):
+                    mm = mcls(mcfg)
+                held = {x["eps"] for x in inventory(mm, fields(mcfg)) if x["width"] == hidden} or \
+                    {x["eps"] for x in inventory(mm, fields(mcfg))}
+                keys = sorted({marks[m] for m in marks for h in held if h is not None and math.isclose(m, h)})
+                ekey = ",".join(keys) if keys else "(none: hard-coded or the default)"
+            out.append(f"{name}\t{mt}\t{n}\t{params}\t{eps[0] if len(eps) == 1 else ','.join(map(repr, eps))}"
+                       f"\t{','.join(kinds)}\t{ekey}")
+            print(name, mt, n, params, kinds, ekey, flush=True)
         except Exception as ex:
             print(name, mt, "failed", type(ex).__name__, str(ex)[:120], flush=True)
             out.append(f"{name}\t{mt}\tfailed\t{type(ex).__name__}\t")
@@ -752,8 +772,9 @@ def run_real(args):
             signal.alarm(0)
         model = None
     with open(os.path.join(args.real, "census-expected.tsv"), "w") as f:
-        f.write(f"# file\tmodel_type\tnorm_layers\tnorm_params\teps  (transformers {VERSION}, built on the meta "
-                f"device by scripts/census/census.py --real)\n")
+        f.write(f"# file\tmodel_type\tnorm_layers\tnorm_params\teps\tkind\teps_key  (transformers {VERSION}, built on "
+                f"the meta device by scripts/census/census.py --real; kind from running the hidden-width norms on "
+                f"a tensor, eps_key from giving each eps field of the file a value of its own)\n")
         f.write("\n".join(out) + "\n")
 
 

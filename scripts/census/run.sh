@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# run.sh [--summary] — regenerate the census (maintainers only; never run by
-# make or CI).  Creates build/census-venv with the pinned torch and
-# transformers from PyPI, then writes code/config/census.def,
-# tests/fixtures/census/small.jsonl and
-# tests/fixtures/configs/real/census-expected.tsv.  About 15 minutes on 2 cores.
-# --summary only prints the counts chapter 4 quotes.
+# run.sh [--summary | --enums | --placement] — regenerate the census
+# (maintainers only; never run by make or CI).  Creates build/census-venv
+# with the pinned torch and transformers from PyPI, then:
+#   census.py      code/config/census.def, tests/fixtures/census/small.jsonl
+#   enums.py       the string fields that change norms, added to census.def's
+#                  toggles; tests/fixtures/census/enums.jsonl
+#   placement.py   code/config/placement.def: each row's small model run on
+#                  the CPU, where its norms sit in a block (log and progress in
+#                  build/census/placement.log)
+#   census.py --real   tests/fixtures/configs/real/census-expected.tsv
+# About 15 minutes for the census, 5 for the enums and 30 for the
+# placement on 2 shared cores.  --summary only prints the counts chapter 4
+# quotes; --enums and --placement redo only that step.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TORCH=2.15.0
@@ -15,9 +22,13 @@ if [ ! -x "$venv/bin/python" ]; then
     "$venv/bin/pip" install -q "torch==$TORCH" "transformers==$TRANSFORMERS"
 fi
 py="$venv/bin/python"
-if [ "${1:-}" = "--summary" ]; then
-    exec "$py" scripts/census/summary.py
-fi
+case "${1:-}" in
+    --summary) exec "$py" scripts/census/summary.py ;;
+    --enums) exec "$py" scripts/census/enums.py ;;
+    --placement) exec "$py" scripts/census/placement.py ;;
+esac
 "$py" scripts/census/census.py
+"$py" scripts/census/enums.py
+"$py" scripts/census/placement.py
 "$py" scripts/census/census.py --real tests/fixtures/configs/real
 "$py" scripts/census/summary.py

@@ -74,6 +74,22 @@ def main():
     for y in sorted(by_year, key=str):
         c = by_year[y]
         print(f"  {y!s:5} {c['layernorm']:9} {c['rmsnorm']:8} {c['qk']:8}")
+    place = os.path.join(os.path.dirname(path), "placement.def")
+    if os.path.exists(place):
+        labels = collections.Counter()
+        by_year_p = collections.defaultdict(collections.Counter)
+        years = {r[0]: year_of(r[2]) for r in rows(path) if r[3] == "ok"}
+        for line in open(place):
+            m = re.match(r'^NL_PLACEMENT_ROW\("([^"]+)", "([^"]+)"', line)
+            if m:
+                labels[m.group(2)] += 1
+                by_year_p[years.get(m.group(1)) or "?"][m.group(2)] += 1
+        print(f"placement (placement.def, {sum(labels.values())} rows): " +
+              ", ".join(f"{k} {v}" for k, v in labels.most_common()))
+        print("  year  pre  post  add  sandwich  mixed")
+        for y in sorted(by_year_p, key=str):
+            c = by_year_p[y]
+            print(f"  {y!s:5} {c['pre']:4} {c['post']:5} {c['add']:4} {c['sandwich']:9} {c['mixed']:6}")
     print("failures by reason (first words):")
     for k, v in failures.most_common(8):
         print(f"  {v:4}  {k[:90]}")
