@@ -34,6 +34,16 @@
         return 0;                                                                \
     }
 
+#if defined(__x86_64__)
+/* norm_bwd_stream_avx512.c: the rung's kernels that write dgamma/dbeta
+ * instead of adding to them (a chunk's partial needs no clearing), with
+ * dx stored (fill) or streamed (fill_nt). */
+NL_DECLARE_BWD(layernorm_bwd_avx512_fill);
+NL_DECLARE_BWD(rmsnorm_bwd_avx512_fill);
+NL_DECLARE_BWD(layernorm_bwd_avx512_fill_nt);
+NL_DECLARE_BWD(rmsnorm_bwd_avx512_fill_nt);
+#endif
+
 /* The widest SIMD path of this CPU (nl_isa_active), single-threaded. */
 NL_DECLARE_BWD(layernorm_bwd_best);
 NL_DECLARE_BWD(rmsnorm_bwd_best);
@@ -45,8 +55,10 @@ NL_DECLARE_BWD(rmsnorm_bwd_best);
 enum { NL_BWD_CHUNK_ROWS = 32 };
 
 /* Runs `fn` (a single-threaded kernel) over OpenMP threads, chunk by
- * chunk, and adds the chunk partials into dgamma/dbeta in chunk order. */
-int nl_bwd_chunked(nl_backward_fn fn, nl_norm norm, const float *x, const float *gamma,
+ * chunk, and adds the chunk partials into dgamma/dbeta in chunk order.
+ * fills: fn writes its dgamma/dbeta rather than adding to them, so the
+ * partials are not cleared first. */
+int nl_bwd_chunked(nl_backward_fn fn, int fills, nl_norm norm, const float *x, const float *gamma,
                    const float *mean, const float *rstd, const float *dy, size_t rows,
                    size_t d, float *dx, float *dgamma, float *dbeta);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "backward/backward.h"
+#include "simd/simd.h"
 
 // @snippet bwd-add-partials
 void nl_bwd_add_partials(float *dst, const float *parts, size_t nparts, size_t d)
@@ -36,7 +37,7 @@ void nl_bwd_add_partials(float *dst, const float *parts, size_t nparts, size_t d
 // @end
 
 // @snippet bwd-chunked
-int nl_bwd_chunked(nl_backward_fn fn, nl_norm norm, const float *x, const float *gamma,
+int nl_bwd_chunked(nl_backward_fn fn, int fills, nl_norm norm, const float *x, const float *gamma,
                    const float *mean, const float *rstd, const float *dy, size_t rows,
                    size_t d, float *dx, float *dgamma, float *dbeta)
 {
@@ -53,9 +54,11 @@ int nl_bwd_chunked(nl_backward_fn fn, nl_norm norm, const float *x, const float 
     for (size_t c = 0; c < chunks; c++) {
         size_t r0 = c * NL_BWD_CHUNK_ROWS;
         size_t n = rows - r0 < NL_BWD_CHUNK_ROWS ? rows - r0 : NL_BWD_CHUNK_ROWS;
-        memset(pg + c * d, 0, d * sizeof(float));
-        if (ln)
-            memset(pb + c * d, 0, d * sizeof(float));
+        if (!fills) {
+            memset(pg + c * d, 0, d * sizeof(float));
+            if (ln)
+                memset(pb + c * d, 0, d * sizeof(float));
+        }
         int r = fn(x + r0 * d, gamma, ln ? mean + r0 : NULL, rstd + r0, dy + r0 * d, n, d,
                    dx + r0 * d, pg + c * d, ln ? pb + c * d : NULL);
         rc = r < rc ? r : rc;
@@ -74,7 +77,7 @@ int nl_layernorm_bwd_omp(const float *x, const float *gamma, const float *mean,
                          const float *rstd, const float *dy, size_t rows, size_t d,
                          float *dx, float *dgamma, float *dbeta)
 {
-    return nl_bwd_chunked(nl_layernorm_bwd_best, NL_LAYERNORM, x, gamma, mean, rstd, dy,
+    return nl_bwd_chunked(nl_layernorm_bwd_best, 0, NL_LAYERNORM, x, gamma, mean, rstd, dy,
                           rows, d, dx, dgamma, dbeta);
 }
 
@@ -82,6 +85,29 @@ int nl_rmsnorm_bwd_omp(const float *x, const float *gamma, const float *mean,
                        const float *rstd, const float *dy, size_t rows, size_t d,
                        float *dx, float *dgamma, float *dbeta)
 {
-    return nl_bwd_chunked(nl_rmsnorm_bwd_best, NL_RMSNORM, x, gamma, mean, rstd, dy,
+    return nl_bwd_chunked(nl_rmsnorm_bwd_best, 0, NL_RMSNORM, x, gamma, mean, rstd, dy,
                           rows, d, dx, dgamma, dbeta);
 }
+
+#if defined(__x86_64__)
+/* The stream rung over threads: its chunk kernels fill their partials, and
+ * whether dx is streamed is decided for the whole call (a 32-row chunk
+ * alone would fit in L2, the batch does not). */
+int nl_layernorm_bwd_stream_omp(const float *x, const float *gamma, const float *mean,
+                                const float *rstd, const float *dy, size_t rows, size_t d,
+                                float *dx, float *dgamma, float *dbeta)
+{
+    return nl_bwd_chunked(nl_output_spills(rows, d) ? nl_layernorm_bwd_avx512_fill_nt
+                                                    : nl_layernorm_bwd_avx512_fill,
+                          1, NL_LAYERNORM, x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);
+}
+
+int nl_rmsnorm_bwd_stream_omp(const float *x, const float *gamma, const float *mean,
+                              const float *rstd, const float *dy, size_t rows, size_t d,
+                              float *dx, float *dgamma, float *dbeta)
+{
+    return nl_bwd_chunked(nl_output_spills(rows, d) ? nl_rmsnorm_bwd_avx512_fill_nt
+                                                    : nl_rmsnorm_bwd_avx512_fill,
+                          1, NL_RMSNORM, x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);
+}
+#endif

@@ -1,0 +1,177 @@
+/* norm_bwd_stream_avx512.c — the backward at the memory roof: each byte of
+ * x and dy read once from memory, dx written once, nothing else of size.
+ *
+ * norm_bwd_avx512.c reads x and dy twice (the row sums, then dx: the second
+ * time from L2), and in its dx pass loads and stores dgamma and dbeta for
+ * every row: per 16 elements 5 loads and 3 stores, dx stored as an
+ * ordinary line that memory first reads (16 bytes moved for its 12).
+ * This rung changes three things, each for a count chapter 10 gives:
+ *
+ *  - dgamma and dbeta move into the first pass.  They need only the saved
+ *    mean and rstd, not the row sums, so the pass that reads x and dy from
+ *    memory computes them, and the dx pass is left with x, dy and gamma.
+ *  - Rows go four at a time through that first pass: a column's dgamma and
+ *    dbeta are loaded and stored once per four rows, not once per row.
+ *    Within a column the rows are still added one after another in row
+ *    order, each with the same fma as norm_bwd_avx512.c, so dgamma and
+ *    dbeta have that rung's bits exactly (tests/check_backward_grad.c).
+ *  - Once the call's rows outgrow the core's L2 (nl_output_spills), dx is
+ *    streamed (vmovntps: no read of the line it replaces) and the dx pass,
+ *    which reads from L2, prefetches the next four rows into L2, so memory
+ *    is busy while the core works from cache.
+ *
+ * The fill variants write dgamma/dbeta instead of adding to them (the first
+ * row's fma adds to 0, the same bits as a cleared partial): the threaded
+ * rung's chunk partials need no memset. */
+#include <immintrin.h>
+
+#include "backward/backward.h"
+#include "simd/avx512_util.h"
+#include "simd/simd.h"
+
+enum { BLOCK = 4 };
+
+static inline __mmask16 lanes(size_t d, size_t i)
+{
+    return d - i >= 16 ? (__mmask16)0xFFFF : nl_mask16(d - i);
+}
+
+/* The first pass over nr (1..BLOCK) rows: their two row sums, and their
+ * share of dgamma/dbeta (fill: the block's share is the whole value). */
+static inline __attribute__((always_inline)) void
+sums_and_params(int center, int nr, int fill, const float *x, const float *gamma,
+                const float *mean, const float *rstd, const float *dy, size_t d,
+                float *dgamma, float *dbeta, float *mg, float *mgx)
+{
+    __m512 mu[BLOCK], rs[BLOCK], sg[BLOCK], sx[BLOCK];
+    for (int j = 0; j < nr; j++) {
+        mu[j] = _mm512_set1_ps(center ? mean[j] : 0.0f);
+        rs[j] = _mm512_set1_ps(rstd[j]);
+        sg[j] = sx[j] = _mm512_setzero_ps();
+    }
+    for (size_t i = 0; i < d; i += 16) {
+        __mmask16 k = lanes(d, i);
+        __m512 gm = _mm512_maskz_loadu_ps(k, gamma + i);
+        __m512 dg = fill ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(k, dgamma + i);
+        __m512 db = fill || !center ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(k, dbeta + i);
+        for (int j = 0; j < nr; j++) {
+            __m512 dyv = _mm512_maskz_loadu_ps(k, dy + j * d + i);
+            __m512 h = _mm512_mul_ps(
+                _mm512_maskz_sub_ps(k, _mm512_maskz_loadu_ps(k, x + j * d + i), mu[j]), rs[j]);
+            __m512 g = _mm512_mul_ps(gm, dyv);
+            if (center) {
+                sg[j] = _mm512_add_ps(sg[j], g);
+                db = _mm512_add_ps(dyv, db);
+            }
+            sx[j] = _mm512_fmadd_ps(g, h, sx[j]);
+            dg = _mm512_fmadd_ps(dyv, h, dg);
+        }
+        _mm512_mask_storeu_ps(dgamma + i, k, dg);
+        if (center)
+            _mm512_mask_storeu_ps(dbeta + i, k, db);
+    }
+    const float inv_d = 1.0f / (float)d;
+    for (int j = 0; j < nr; j++) {
+        mg[j] = center ? _mm512_reduce_add_ps(sg[j]) * inv_d : 0.0f;
+        mgx[j] = _mm512_reduce_add_ps(sx[j]) * inv_d;
+    }
+}
+
+/* dx of one row, dx = rstd (gamma dy - mean_g - (x - mean) rstd mean_gh):
+ * four vector operations per 16 elements.  next: a row of x and one of dy
+ * to pull into L2 meanwhile (NULL: none). */
+static inline __attribute__((always_inline)) void
+row_dx(int center, int stream, const float *x, const float *gamma, float mean, float rstd,
+       const float *dy, size_t d, float mgv, float mgxv, float *dx, const float *nx,
+       const float *ndy)
+{
+    const __m512 mu = _mm512_set1_ps(center ? mean : 0.0f), rs = _mm512_set1_ps(rstd);
+    const __m512 mg = _mm512_set1_ps(mgv), kx = _mm512_set1_ps(rstd * mgxv);
+    size_t i = 0, head = stream ? nl_head_to_align64(dx, d) : 0;
+#define DX16(k, at)                                                                     \
+    _mm512_mul_ps(rs, _mm512_fnmadd_ps(                                                 \
+                          _mm512_maskz_sub_ps(k, _mm512_maskz_loadu_ps(k, x + (at)), mu), kx, \
+                          _mm512_fmsub_ps(_mm512_maskz_loadu_ps(k, gamma + (at)),        \
+                                          _mm512_maskz_loadu_ps(k, dy + (at)), mg)))
+    if (head)
+        _mm512_mask_storeu_ps(dx, nl_mask16(head), DX16(nl_mask16(head), 0));
+    for (i = head; i + 16 <= d; i += 16) {
+        if (nx) {
+            _mm_prefetch((const char *)(nx + i), _MM_HINT_T1);
+            _mm_prefetch((const char *)(ndy + i), _MM_HINT_T1);
+        }
+        if (stream)
+            _mm512_stream_ps(dx + i, DX16(0xFFFF, i));
+        else
+            _mm512_storeu_ps(dx + i, DX16(0xFFFF, i));
+    }
+    if (i < d)
+        _mm512_mask_storeu_ps(dx + i, nl_mask16(d - i), DX16(nl_mask16(d - i), i));
+#undef DX16
+}
+
+static inline __attribute__((always_inline)) void
+block(int center, int nr, int fill, int stream, const float *x, const float *gamma,
+      const float *mean, const float *rstd, const float *dy, size_t rows_left, size_t d,
+      float *dx, float *dgamma, float *dbeta)
+{
+    float mg[BLOCK], mgx[BLOCK];
+    sums_and_params(center, nr, fill, x, gamma, mean, rstd, dy, d, dgamma, dbeta, mg, mgx);
+    /* The next block starts nr rows on; each row here prefetches one of its
+     * rows (the next block has BLOCK rows, or fewer at the end). */
+    for (int j = 0; j < nr; j++) {
+        size_t ahead = (size_t)nr + (size_t)j;
+        const float *nx = stream && ahead < rows_left ? x + ahead * d : NULL;
+        row_dx(center, stream, x + (size_t)j * d, gamma, center ? mean[j] : 0.0f, rstd[j],
+               dy + (size_t)j * d, d, mg[j], mgx[j], dx + (size_t)j * d, nx,
+               nx ? dy + ahead * d : NULL);
+    }
+}
+
+static inline __attribute__((always_inline)) void
+rows_all(int center, int fill, int stream, const float *x, const float *gamma,
+         const float *mean, const float *rstd, const float *dy, size_t rows, size_t d,
+         float *dx, float *dgamma, float *dbeta)
+{
+    size_t r = 0;
+    for (; r + BLOCK <= rows; r += BLOCK, fill = 0)
+        block(center, BLOCK, fill, stream, x + r * d, gamma, center ? mean + r : NULL, rstd + r,
+              dy + r * d, rows - r, d, dx + r * d, dgamma, dbeta);
+    for (; r < rows; r++, fill = 0)
+        block(center, 1, fill, stream, x + r * d, gamma, center ? mean + r : NULL, rstd + r,
+              dy + r * d, rows - r, d, dx + r * d, dgamma, dbeta);
+    if (stream)
+        _mm_sfence(); /* streamed lines are visible before we return */
+}
+
+/* One entry point per norm, fill (write dgamma/dbeta, do not add) and stream. */
+#define NL_BWD_STREAM_ENTRY(name, center, fill, stream)                                \
+    NL_DECLARE_BWD(name)                                                               \
+    {                                                                                  \
+        rows_all(center, fill, stream, x, gamma, center ? mean : NULL, rstd, dy, rows, d, \
+                 dx, dgamma, center ? dbeta : NULL);                                   \
+        return 0;                                                                      \
+    }
+NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_fill, 1, 1, 0)
+NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_fill, 0, 1, 0)
+NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_fill_nt, 1, 1, 1)
+NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_fill_nt, 0, 1, 1)
+static NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_add, 1, 0, 0)
+static NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_add, 0, 0, 0)
+static NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_add_nt, 1, 0, 1)
+static NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_add_nt, 0, 0, 1)
+
+/* Streaming pays once x and dx outgrow the core's L2 (chapter 6's rule). */
+NL_DECLARE_BWD(layernorm_bwd_avx512_stream)
+{
+    return (nl_output_spills(rows, d) ? nl_layernorm_bwd_avx512_add_nt
+                                      : nl_layernorm_bwd_avx512_add)(x, gamma, mean, rstd, dy,
+                                                                     rows, d, dx, dgamma, dbeta);
+}
+
+NL_DECLARE_BWD(rmsnorm_bwd_avx512_stream)
+{
+    return (nl_output_spills(rows, d) ? nl_rmsnorm_bwd_avx512_add_nt
+                                      : nl_rmsnorm_bwd_avx512_add)(x, gamma, mean, rstd, dy,
+                                                                   rows, d, dx, dgamma, dbeta);
+}
