@@ -29,11 +29,41 @@
 #include "simd/avx512_util.h"
 #include "simd/simd.h"
 
-enum { BLOCK = 4 };
+#ifndef NL_BWD_BLOCK_ROWS
+#define NL_BWD_BLOCK_ROWS 4
+#endif
+enum { BLOCK = NL_BWD_BLOCK_ROWS };
+#ifndef NL_BWD_PREFETCH
+#define NL_BWD_PREFETCH 1
+#endif
+#ifndef NL_BWD_PF_HINT
+#define NL_BWD_PF_HINT _MM_HINT_T1
+#endif
 
-static inline __mmask16 lanes(size_t d, size_t i)
+/* 16 columns of nr rows: the row sums' terms, and dgamma/dbeta. */
+static inline __attribute__((always_inline)) void
+params16(int center, int nr, int fill, const float *x, const float *gamma, const float *dy,
+         size_t d, float *dgamma, float *dbeta, __mmask16 k, const __m512 *mu,
+         const __m512 *rs, __m512 *sg, __m512 *sx)
 {
-    return d - i >= 16 ? (__mmask16)0xFFFF : nl_mask16(d - i);
+    __m512 gm = _mm512_maskz_loadu_ps(k, gamma);
+    __m512 dg = fill ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(k, dgamma);
+    __m512 db = fill || !center ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(k, dbeta);
+    for (int j = 0; j < nr; j++) {
+        __m512 dyv = _mm512_maskz_loadu_ps(k, dy + (size_t)j * d);
+        __m512 h = _mm512_mul_ps(
+            _mm512_maskz_sub_ps(k, _mm512_maskz_loadu_ps(k, x + (size_t)j * d), mu[j]), rs[j]);
+        __m512 g = _mm512_mul_ps(gm, dyv);
+        if (center) {
+            sg[j] = _mm512_add_ps(sg[j], g);
+            db = _mm512_add_ps(dyv, db);
+        }
+        sx[j] = _mm512_fmadd_ps(g, h, sx[j]);
+        dg = _mm512_fmadd_ps(dyv, h, dg);
+    }
+    _mm512_mask_storeu_ps(dgamma, k, dg);
+    if (center)
+        _mm512_mask_storeu_ps(dbeta, k, db);
 }
 
 /* The first pass over nr (1..BLOCK) rows: their two row sums, and their
@@ -49,27 +79,15 @@ sums_and_params(int center, int nr, int fill, const float *x, const float *gamma
         rs[j] = _mm512_set1_ps(rstd[j]);
         sg[j] = sx[j] = _mm512_setzero_ps();
     }
-    for (size_t i = 0; i < d; i += 16) {
-        __mmask16 k = lanes(d, i);
-        __m512 gm = _mm512_maskz_loadu_ps(k, gamma + i);
-        __m512 dg = fill ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(k, dgamma + i);
-        __m512 db = fill || !center ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(k, dbeta + i);
-        for (int j = 0; j < nr; j++) {
-            __m512 dyv = _mm512_maskz_loadu_ps(k, dy + j * d + i);
-            __m512 h = _mm512_mul_ps(
-                _mm512_maskz_sub_ps(k, _mm512_maskz_loadu_ps(k, x + j * d + i), mu[j]), rs[j]);
-            __m512 g = _mm512_mul_ps(gm, dyv);
-            if (center) {
-                sg[j] = _mm512_add_ps(sg[j], g);
-                db = _mm512_add_ps(dyv, db);
-            }
-            sx[j] = _mm512_fmadd_ps(g, h, sx[j]);
-            dg = _mm512_fmadd_ps(dyv, h, dg);
-        }
-        _mm512_mask_storeu_ps(dgamma + i, k, dg);
-        if (center)
-            _mm512_mask_storeu_ps(dbeta + i, k, db);
-    }
+    /* The full vectors with a constant mask (the compiler drops it), the
+     * tail as one masked trip. */
+    size_t i = 0;
+    for (; i + 16 <= d; i += 16)
+        params16(center, nr, fill, x + i, gamma + i, dy + i, d, dgamma + i,
+                 center ? dbeta + i : NULL, (__mmask16)0xFFFF, mu, rs, sg, sx);
+    if (i < d)
+        params16(center, nr, fill, x + i, gamma + i, dy + i, d, dgamma + i,
+                 center ? dbeta + i : NULL, nl_mask16(d - i), mu, rs, sg, sx);
     const float inv_d = 1.0f / (float)d;
     for (int j = 0; j < nr; j++) {
         mg[j] = center ? _mm512_reduce_add_ps(sg[j]) * inv_d : 0.0f;
@@ -97,8 +115,8 @@ row_dx(int center, int stream, const float *x, const float *gamma, float mean, f
         _mm512_mask_storeu_ps(dx, nl_mask16(head), DX16(nl_mask16(head), 0));
     for (i = head; i + 16 <= d; i += 16) {
         if (nx) {
-            _mm_prefetch((const char *)(nx + i), _MM_HINT_T1);
-            _mm_prefetch((const char *)(ndy + i), _MM_HINT_T1);
+            _mm_prefetch((const char *)(nx + i), NL_BWD_PF_HINT);
+            _mm_prefetch((const char *)(ndy + i), NL_BWD_PF_HINT);
         }
         if (stream)
             _mm512_stream_ps(dx + i, DX16(0xFFFF, i));
@@ -121,7 +139,7 @@ block(int center, int nr, int fill, int stream, const float *x, const float *gam
      * rows (the next block has BLOCK rows, or fewer at the end). */
     for (int j = 0; j < nr; j++) {
         size_t ahead = (size_t)nr + (size_t)j;
-        const float *nx = stream && ahead < rows_left ? x + ahead * d : NULL;
+        const float *nx = NL_BWD_PREFETCH && stream && ahead < rows_left ? x + ahead * d : NULL;
         row_dx(center, stream, x + (size_t)j * d, gamma, center ? mean[j] : 0.0f, rstd[j],
                dy + (size_t)j * d, d, mg[j], mgx[j], dx + (size_t)j * d, nx,
                nx ? dy + ahead * d : NULL);
