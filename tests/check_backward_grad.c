@@ -225,6 +225,49 @@ END_TEST
 START_TEST(rmsnorm_dgamma_same_bits_every_run) { dgamma_same_bits(NL_RMSNORM, _i); }
 END_TEST
 
+#if defined(__x86_64__)
+/* The stream rung moves dgamma/dbeta into its first pass and adds four rows
+ * per load of them, but within a column it adds the rows one by one in row
+ * order with the same fma as norm_bwd_avx512.c: the same bits, which is
+ * what its comment promises and what lets either replace the other in a
+ * reproducible training run.  A 4-row block that summed its rows first
+ * and added that to dgamma (one rounding less) would fail here.  Rows 37:
+ * nine blocks of four and a single row; d 1029: a masked tail. */
+static void stream_params_same_bits(nl_norm norm)
+{
+    const char *names[2] = {norm == NL_LAYERNORM ? "layernorm_bwd_avx512" : "rmsnorm_bwd_avx512",
+                            norm == NL_LAYERNORM ? "layernorm_bwd_avx512_stream"
+                                                 : "rmsnorm_bwd_avx512_stream"};
+    const nl_bwd_impl *im[2] = {nl_find_bwd_impl(names[0]), nl_find_bwd_impl(names[1])};
+    ck_assert_msg(im[0] && im[1], "%s or %s is not registered", names[0], names[1]);
+    NL_SKIP_UNLESS_RUNS(im[1]->name, im[1]->requires, nl_bwd_impl_unavailable(im[1]));
+    nl_bwd_problem p = nl_bwd_problem_new(norm, 37, 1029, NL_TEST_EPS, 41);
+    float *want = malloc(2 * p.d * sizeof *want);
+    ck_assert(want);
+    nl_bwd_run(im[0], &p);
+    memcpy(want, p.dgamma, p.d * sizeof *want);
+    memcpy(want + p.d, p.dbeta, p.d * sizeof *want);
+    nl_bwd_run(im[1], &p);
+    for (size_t k = 0; k < p.d; k++) {
+        ck_assert_msg(memcmp(&p.dgamma[k], &want[k], sizeof(float)) == 0,
+                      "%s: dgamma[%zu] = %a, %s gives %a: the rows of a column must be added "
+                      "one by one in row order, as in %s", names[1], k, (double)p.dgamma[k],
+                      names[0], (double)want[k], names[0]);
+        if (norm == NL_LAYERNORM)
+            ck_assert_msg(memcmp(&p.dbeta[k], &want[p.d + k], sizeof(float)) == 0,
+                          "%s: dbeta[%zu] = %a, %s gives %a", names[1], k, (double)p.dbeta[k],
+                          names[0], (double)want[p.d + k]);
+    }
+    free(want);
+    nl_bwd_problem_free(&p);
+}
+
+START_TEST(layernorm_stream_rung_keeps_the_avx512_bits) { stream_params_same_bits(NL_LAYERNORM); }
+END_TEST
+START_TEST(rmsnorm_stream_rung_keeps_the_avx512_bits) { stream_params_same_bits(NL_RMSNORM); }
+END_TEST
+#endif
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("backward_grad");
@@ -242,6 +285,10 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, rmsnorm_nan_stays_in_its_row, 0, (int)rms);
     tcase_add_loop_test(tc, layernorm_dgamma_same_bits_every_run, 0, (int)ln);
     tcase_add_loop_test(tc, rmsnorm_dgamma_same_bits_every_run, 0, (int)rms);
+#if defined(__x86_64__)
+    tcase_add_test(tc, layernorm_stream_rung_keeps_the_avx512_bits);
+    tcase_add_test(tc, rmsnorm_stream_rung_keeps_the_avx512_bits);
+#endif
     suite_add_tcase(s, tc);
     return s;
 }
