@@ -40,6 +40,7 @@ enum { BLOCK = NL_BWD_BLOCK_ROWS };
 #define NL_BWD_PF_HINT _MM_HINT_T1
 #endif
 
+// @snippet bwd-stream-params
 /* 16 columns of nr rows: the row sums' terms, and dgamma/dbeta. */
 static inline __attribute__((always_inline)) void
 params16(int center, int nr, int fill, const float *x, const float *gamma, const float *dy,
@@ -65,6 +66,8 @@ params16(int center, int nr, int fill, const float *x, const float *gamma, const
     if (center)
         _mm512_mask_storeu_ps(dbeta, k, db);
 }
+
+// @end
 
 /* The first pass over nr (1..BLOCK) rows: their two row sums, and their
  * share of dgamma/dbeta (fill: the block's share is the whole value). */
