@@ -14,10 +14,12 @@ static const char *const threaded[] = {
     "layernorm_bwd_omp", "rmsnorm_bwd_omp",
 #if defined(__x86_64__)
     "layernorm_bwd_stream_omp", "rmsnorm_bwd_stream_omp",
+    "layernorm_bwd_skew_omp", "rmsnorm_bwd_skew_omp",
 #endif
 };
 static const struct { size_t rows, d; } shapes[] = {
     {513, 67}, {100, 1000}, {97, 5}, {33, 17}, {1, 9}, {0, 4},
+    {131, 8192}, /* 4 MiB of x and dx: streamed, the skew rungs' skewed loop */
 };
 static const int thread_counts[] = {1, 2, 3, 7};
 

@@ -37,11 +37,14 @@
 #if defined(__x86_64__)
 /* norm_bwd_stream_avx512.c: the rung's kernels that write dgamma/dbeta
  * instead of adding to them (a chunk's partial needs no clearing), with
- * dx stored (fill) or streamed (fill_nt). */
+ * dx stored (fill), streamed (fill_nt), or streamed by the skewed loop
+ * (fill_skew). */
 NL_DECLARE_BWD(layernorm_bwd_avx512_fill);
 NL_DECLARE_BWD(rmsnorm_bwd_avx512_fill);
 NL_DECLARE_BWD(layernorm_bwd_avx512_fill_nt);
 NL_DECLARE_BWD(rmsnorm_bwd_avx512_fill_nt);
+NL_DECLARE_BWD(layernorm_bwd_avx512_fill_skew);
+NL_DECLARE_BWD(rmsnorm_bwd_avx512_fill_skew);
 #endif
 
 /* The widest SIMD path of this CPU (nl_isa_active), single-threaded. */

@@ -20,6 +20,10 @@
  *    which reads from L2, prefetches the next four rows into L2, so memory
  *    is busy while the core works from cache.
  *
+ * The skew rung (rows_skewed) goes one step further for one thread: the
+ * dx pass of a block and the first pass of the next share one loop over
+ * the columns, so reads from memory never pause while dx is computed.
+ *
  * The fill variants write dgamma/dbeta instead of adding to them (the first
  * row's fma adds to 0, the same bits as a cleared partial): the threaded
  * rung's chunk partials need no memset. */
@@ -149,18 +153,91 @@ block(int center, int nr, int fill, int stream, const float *x, const float *gam
     }
 }
 
+/* dx of 16 columns of one row, for the skewed loop (aligned, streamed). */
+static inline __attribute__((always_inline)) __m512
+dx16(const float *x, const float *gamma, const float *dy, __m512 mu, __m512 rs, __m512 mg,
+     __m512 kx)
+{
+    return _mm512_mul_ps(rs, _mm512_fnmadd_ps(_mm512_sub_ps(_mm512_load_ps(x), mu), kx,
+                                              _mm512_fmsub_ps(_mm512_loadu_ps(gamma),
+                                                              _mm512_load_ps(dy), mg)));
+}
+
+// @snippet bwd-skew
+/* The skew rung: the dx pass of block b-1 (from L2) and the first pass of
+ * block b (from memory) in one loop over the columns, so that every trip
+ * asks memory for new lines while it writes old ones: one thread's two
+ * passes overlap instead of taking turns.  Needs every row 64-byte
+ * aligned (d % 16 == 0, dx aligned); rows past the last full block go
+ * through block(). */
+static inline __attribute__((always_inline)) size_t
+rows_skewed(int center, int fill, const float *x, const float *gamma, const float *mean,
+            const float *rstd, const float *dy, size_t rows, size_t d, float *dx,
+            float *dgamma, float *dbeta)
+{
+    const size_t nb = rows / BLOCK;
+    __m512 pmu[BLOCK], prs[BLOCK], pmg[BLOCK], pkx[BLOCK];
+    float mg[BLOCK], mgx[BLOCK];
+    sums_and_params(center, BLOCK, fill, x, gamma, mean, rstd, dy, d, dgamma, dbeta, mg, mgx);
+    for (size_t b = 1; b <= nb; b++) {
+        const size_t p0 = (b - 1) * BLOCK, r0 = b * BLOCK;
+        for (int j = 0; j < BLOCK; j++) {
+            pmu[j] = _mm512_set1_ps(center ? mean[p0 + j] : 0.0f);
+            prs[j] = _mm512_set1_ps(rstd[p0 + j]);
+            pmg[j] = _mm512_set1_ps(mg[j]);
+            pkx[j] = _mm512_set1_ps(rstd[p0 + j] * mgx[j]);
+        }
+        if (b == nb) { /* the last block's dx alone */
+            for (size_t i = 0; i < d; i += 16)
+                for (int j = 0; j < BLOCK; j++)
+                    _mm512_stream_ps(dx + (p0 + j) * d + i,
+                                     dx16(x + (p0 + j) * d + i, gamma + i, dy + (p0 + j) * d + i,
+                                          pmu[j], prs[j], pmg[j], pkx[j]));
+            break;
+        }
+        __m512 mu[BLOCK], rs[BLOCK], sg[BLOCK], sx[BLOCK];
+        for (int j = 0; j < BLOCK; j++) {
+            mu[j] = _mm512_set1_ps(center ? mean[r0 + j] : 0.0f);
+            rs[j] = _mm512_set1_ps(rstd[r0 + j]);
+            sg[j] = sx[j] = _mm512_setzero_ps();
+        }
+        for (size_t i = 0; i < d; i += 16) {
+            params16(center, BLOCK, 0, x + r0 * d + i, gamma + i, dy + r0 * d + i, d,
+                     dgamma + i, center ? dbeta + i : NULL, (__mmask16)0xFFFF, mu, rs, sg, sx);
+            for (int j = 0; j < BLOCK; j++)
+                _mm512_stream_ps(dx + (p0 + j) * d + i,
+                                 dx16(x + (p0 + j) * d + i, gamma + i, dy + (p0 + j) * d + i,
+                                      pmu[j], prs[j], pmg[j], pkx[j]));
+        }
+        const float inv_d = 1.0f / (float)d;
+        for (int j = 0; j < BLOCK; j++) {
+            mg[j] = center ? _mm512_reduce_add_ps(sg[j]) * inv_d : 0.0f;
+            mgx[j] = _mm512_reduce_add_ps(sx[j]) * inv_d;
+        }
+    }
+    return nb * BLOCK;
+}
+// @end
+
+/* stream: 0 ordinary stores; 1 streamed, next block prefetched; 2 the
+ * skewed loop where it applies, else as 1. */
 static inline __attribute__((always_inline)) void
 rows_all(int center, int fill, int stream, const float *x, const float *gamma,
          const float *mean, const float *rstd, const float *dy, size_t rows, size_t d,
          float *dx, float *dgamma, float *dbeta)
 {
     size_t r = 0;
+    if (stream == 2 && d % 16 == 0 && ((uintptr_t)dx & 63) == 0 && ((uintptr_t)x & 63) == 0 &&
+        ((uintptr_t)dy & 63) == 0 && rows >= BLOCK) {
+        r = rows_skewed(center, fill, x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);
+        fill = 0;
+    }
     for (; r + BLOCK <= rows; r += BLOCK, fill = 0)
-        block(center, BLOCK, fill, stream, x + r * d, gamma, center ? mean + r : NULL, rstd + r,
-              dy + r * d, rows - r, d, dx + r * d, dgamma, dbeta);
+        block(center, BLOCK, fill, stream != 0, x + r * d, gamma, center ? mean + r : NULL,
+              rstd + r, dy + r * d, rows - r, d, dx + r * d, dgamma, dbeta);
     for (; r < rows; r++, fill = 0)
-        block(center, 1, fill, stream, x + r * d, gamma, center ? mean + r : NULL, rstd + r,
-              dy + r * d, rows - r, d, dx + r * d, dgamma, dbeta);
+        block(center, 1, fill, stream != 0, x + r * d, gamma, center ? mean + r : NULL,
+              rstd + r, dy + r * d, rows - r, d, dx + r * d, dgamma, dbeta);
     if (stream)
         _mm_sfence(); /* streamed lines are visible before we return */
 }
@@ -181,18 +258,20 @@ static NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_add, 1, 0, 0)
 static NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_add, 0, 0, 0)
 static NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_add_nt, 1, 0, 1)
 static NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_add_nt, 0, 0, 1)
+NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_fill_skew, 1, 1, 2)
+NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_fill_skew, 0, 1, 2)
+static NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_add_skew, 1, 0, 2)
+static NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_add_skew, 0, 0, 2)
 
 /* Streaming pays once x and dx outgrow the core's L2 (chapter 6's rule). */
-NL_DECLARE_BWD(layernorm_bwd_avx512_stream)
-{
-    return (nl_output_spills(rows, d) ? nl_layernorm_bwd_avx512_add_nt
-                                      : nl_layernorm_bwd_avx512_add)(x, gamma, mean, rstd, dy,
-                                                                     rows, d, dx, dgamma, dbeta);
-}
+#define NL_BWD_BY_SIZE(name, spilled, cached)                                           \
+    NL_DECLARE_BWD(name)                                                                \
+    {                                                                                   \
+        return (nl_output_spills(rows, d) ? nl_##spilled : nl_##cached)(              \
+            x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);                      \
+    }
+NL_BWD_BY_SIZE(layernorm_bwd_avx512_stream, layernorm_bwd_avx512_add_nt, layernorm_bwd_avx512_add)
+NL_BWD_BY_SIZE(rmsnorm_bwd_avx512_stream, rmsnorm_bwd_avx512_add_nt, rmsnorm_bwd_avx512_add)
 
-NL_DECLARE_BWD(rmsnorm_bwd_avx512_stream)
-{
-    return (nl_output_spills(rows, d) ? nl_rmsnorm_bwd_avx512_add_nt
-                                      : nl_rmsnorm_bwd_avx512_add)(x, gamma, mean, rstd, dy,
-                                                                   rows, d, dx, dgamma, dbeta);
-}
+NL_BWD_BY_SIZE(layernorm_bwd_avx512_skew, layernorm_bwd_avx512_add_skew, layernorm_bwd_avx512_add)
+NL_BWD_BY_SIZE(rmsnorm_bwd_avx512_skew, rmsnorm_bwd_avx512_add_skew, rmsnorm_bwd_avx512_add)

@@ -90,24 +90,21 @@ int nl_rmsnorm_bwd_omp(const float *x, const float *gamma, const float *mean,
 }
 
 #if defined(__x86_64__)
-/* The stream rung over threads: its chunk kernels fill their partials, and
- * whether dx is streamed is decided for the whole call (a 32-row chunk
- * alone would fit in L2, the batch does not). */
-int nl_layernorm_bwd_stream_omp(const float *x, const float *gamma, const float *mean,
-                                const float *rstd, const float *dy, size_t rows, size_t d,
-                                float *dx, float *dgamma, float *dbeta)
-{
-    return nl_bwd_chunked(nl_output_spills(rows, d) ? nl_layernorm_bwd_avx512_fill_nt
-                                                    : nl_layernorm_bwd_avx512_fill,
-                          1, NL_LAYERNORM, x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);
-}
-
-int nl_rmsnorm_bwd_stream_omp(const float *x, const float *gamma, const float *mean,
-                              const float *rstd, const float *dy, size_t rows, size_t d,
-                              float *dx, float *dgamma, float *dbeta)
-{
-    return nl_bwd_chunked(nl_output_spills(rows, d) ? nl_rmsnorm_bwd_avx512_fill_nt
-                                                    : nl_rmsnorm_bwd_avx512_fill,
-                          1, NL_RMSNORM, x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);
-}
+/* The stream and skew rungs over threads: their chunk kernels fill their
+ * partials, and whether dx is streamed is decided for the whole call (a
+ * 32-row chunk alone would fit in L2, the batch does not). */
+#define NL_BWD_FILLED_OMP(name, norm, spilled, cached)                                    \
+    NL_DECLARE_BWD(name)                                                                  \
+    {                                                                                     \
+        return nl_bwd_chunked(nl_output_spills(rows, d) ? nl_##spilled : nl_##cached, 1, \
+                              norm, x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta); \
+    }
+NL_BWD_FILLED_OMP(layernorm_bwd_stream_omp, NL_LAYERNORM, layernorm_bwd_avx512_fill_nt,
+                  layernorm_bwd_avx512_fill)
+NL_BWD_FILLED_OMP(rmsnorm_bwd_stream_omp, NL_RMSNORM, rmsnorm_bwd_avx512_fill_nt,
+                  rmsnorm_bwd_avx512_fill)
+NL_BWD_FILLED_OMP(layernorm_bwd_skew_omp, NL_LAYERNORM, layernorm_bwd_avx512_fill_skew,
+                  layernorm_bwd_avx512_fill)
+NL_BWD_FILLED_OMP(rmsnorm_bwd_skew_omp, NL_RMSNORM, rmsnorm_bwd_avx512_fill_skew,
+                  rmsnorm_bwd_avx512_fill)
 #endif

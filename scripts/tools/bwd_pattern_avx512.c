@@ -7,7 +7,7 @@
  *             one pass, no arithmetic to speak of
  *   twopass4  four rows at a time: a pass summing x*dy, then the four rows
  *             re-read (from L2) and streamed out: the rung's shape
- *   the two stream rungs on the same arrays
+ *   the stream and skew rungs on the same arrays
  *
  * Each sample times the copy and then every kernel; a kernel's fraction
  * of copy is (12 / its time) / (8 / that sample's copy time), and the
@@ -21,6 +21,7 @@
 
 #include "normlab.h"
 
+enum { NK = 7 }; /* kernels timed */
 static size_t R = 16384, D = 8192;
 static float *x, *dy, *dx, *gam, *dg, *db, *mu, *rs;
 
@@ -60,7 +61,7 @@ static void twopass4(void)
     _mm_sfence();
 }
 
-static const nl_bwd_impl *ln_rung, *rms_rung;
+static const nl_bwd_impl *ln_rung, *rms_rung, *ln_skew, *rms_skew;
 static void run_rung(const nl_bwd_impl *im)
 {
     int ln = im->norm == NL_LAYERNORM;
@@ -68,6 +69,8 @@ static void run_rung(const nl_bwd_impl *im)
 }
 static void ln_stream(void) { run_rung(ln_rung); }
 static void rms_stream(void) { run_rung(rms_rung); }
+static void ln_skewed(void) { run_rung(ln_skew); }
+static void rms_skewed(void) { run_rung(rms_skew); }
 
 static int cmp(const void *a, const void *b)
 {
@@ -91,7 +94,9 @@ int main(int argc, char **argv)
     }
     ln_rung = nl_find_bwd_impl("layernorm_bwd_avx512_stream");
     rms_rung = nl_find_bwd_impl("rmsnorm_bwd_avx512_stream");
-    if (!ln_rung || !rms_rung || nl_bwd_impl_unavailable(ln_rung)) {
+    ln_skew = nl_find_bwd_impl("layernorm_bwd_avx512_skew");
+    rms_skew = nl_find_bwd_impl("rmsnorm_bwd_avx512_skew");
+    if (!ln_rung || !rms_rung || !ln_skew || !rms_skew || nl_bwd_impl_unavailable(ln_rung)) {
         fprintf(stderr, "bwd-pattern: the AVX-512 stream rung does not run here\n");
         return 1;
     }
@@ -99,7 +104,7 @@ int main(int argc, char **argv)
     x = nl_alloc(n * 4), dy = nl_alloc(n * 4), dx = nl_alloc(n * 4);
     gam = nl_alloc(D * 4), dg = nl_alloc(D * 4), db = nl_alloc(D * 4);
     mu = nl_alloc(R * 4), rs = nl_alloc(R * 4);
-    double *t = calloc(6 * samples, sizeof *t), *f = calloc(samples, sizeof *f);
+    double *t = calloc(NK * samples, sizeof *t), *f = calloc(samples, sizeof *f);
     if (!x || !dy || !dx || !gam || !dg || !db || !mu || !rs || !t || !f) {
         fprintf(stderr, "bwd-pattern: out of memory for %zu x %zu\n", R, D);
         return 1;
@@ -111,11 +116,12 @@ int main(int argc, char **argv)
         gam[i] = 1.0f, dg[i] = db[i] = 0.0f;
     for (size_t r = 0; r < R; r++)
         mu[r] = 0.5f, rs[r] = 3.4f;
-    void (*fn[6])(void) = {copy, pattern, twopass4, rms_stream, ln_stream, NULL};
-    const char *name[5] = {"copy (roof)", "pattern", "twopass4", "rmsnorm_bwd_avx512_stream",
-                           "layernorm_bwd_avx512_stream"};
+    void (*fn[NK])(void) = {copy, pattern, twopass4, rms_stream, ln_stream, rms_skewed, ln_skewed};
+    const char *name[NK] = {"copy (roof)", "pattern", "twopass4", "rmsnorm_bwd_avx512_stream",
+                            "layernorm_bwd_avx512_stream", "rmsnorm_bwd_avx512_skew",
+                            "layernorm_bwd_avx512_skew"};
     for (size_t s = 0; s < samples; s++)
-        for (int k = 0; k < 5; k++) {
+        for (int k = 0; k < NK; k++) {
             double a = now();
             fn[k]();
             t[k * samples + s] = now() - a;
@@ -123,10 +129,10 @@ int main(int argc, char **argv)
     printf("bwd-pattern: %zu x %zu, 1 thread, %zu samples; fraction of copy per sample pair\n",
            R, D, samples);
     printf("%-28s %9s %6s %13s\n", "kernel", "ms", "frac", "p10..p90");
-    char line[5][96];
+    char line[NK][96];
     /* t[0..samples) stays the copy's, in sample order: kernels are sorted
      * after their fractions are taken, the copy last */
-    for (int k = 4; k >= 0; k--) {
+    for (int k = NK - 1; k >= 0; k--) {
         double bytes = k == 0 ? 8.0 : 12.0;
         for (size_t s = 0; s < samples; s++)
             f[s] = (bytes / t[k * samples + s]) / (8.0 / t[s]);
@@ -136,7 +142,7 @@ int main(int argc, char **argv)
                  1e3 * t[k * samples + samples / 2], f[samples / 2], f[samples / 10],
                  f[samples - 1 - samples / 10]);
     }
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < NK; k++)
         puts(line[k]);
     return 0;
 }
