@@ -37,6 +37,8 @@
 #define NL_BWD_BLOCK_ROWS 4
 #endif
 enum { BLOCK = NL_BWD_BLOCK_ROWS };
+/* The loops over a block's rows are unrolled (`#pragma GCC unroll`) so
+ * that each row's sums stay in registers, not in a stack array. */
 #ifndef NL_BWD_PREFETCH
 #define NL_BWD_PREFETCH 1
 #endif
@@ -54,6 +56,7 @@ params16(int center, int nr, int fill, const float *x, const float *gamma, const
     __m512 gm = _mm512_maskz_loadu_ps(k, gamma);
     __m512 dg = fill ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(k, dgamma);
     __m512 db = fill || !center ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(k, dbeta);
+    #pragma GCC unroll 4
     for (int j = 0; j < nr; j++) {
         __m512 dyv = _mm512_maskz_loadu_ps(k, dy + (size_t)j * d);
         __m512 h = _mm512_mul_ps(
@@ -81,6 +84,7 @@ sums_and_params(int center, int nr, int fill, const float *x, const float *gamma
                 float *dgamma, float *dbeta, float *mg, float *mgx)
 {
     __m512 mu[BLOCK], rs[BLOCK], sg[BLOCK], sx[BLOCK];
+    #pragma GCC unroll 4
     for (int j = 0; j < nr; j++) {
         mu[j] = _mm512_set1_ps(center ? mean[j] : 0.0f);
         rs[j] = _mm512_set1_ps(rstd[j]);
@@ -96,6 +100,7 @@ sums_and_params(int center, int nr, int fill, const float *x, const float *gamma
         params16(center, nr, fill, x + i, gamma + i, dy + i, d, dgamma + i,
                  center ? dbeta + i : NULL, nl_mask16(d - i), mu, rs, sg, sx);
     const float inv_d = 1.0f / (float)d;
+    #pragma GCC unroll 4
     for (int j = 0; j < nr; j++) {
         mg[j] = center ? _mm512_reduce_add_ps(sg[j]) * inv_d : 0.0f;
         mgx[j] = _mm512_reduce_add_ps(sx[j]) * inv_d;
@@ -144,6 +149,7 @@ block(int center, int nr, int fill, int stream, const float *x, const float *gam
     sums_and_params(center, nr, fill, x, gamma, mean, rstd, dy, d, dgamma, dbeta, mg, mgx);
     /* The next block starts nr rows on; each row here prefetches one of its
      * rows (the next block has BLOCK rows, or fewer at the end). */
+    #pragma GCC unroll 4
     for (int j = 0; j < nr; j++) {
         size_t ahead = (size_t)nr + (size_t)j;
         const float *nx = NL_BWD_PREFETCH && stream && ahead < rows_left ? x + ahead * d : NULL;
@@ -181,6 +187,7 @@ rows_skewed(int center, int fill, const float *x, const float *gamma, const floa
     sums_and_params(center, BLOCK, fill, x, gamma, mean, rstd, dy, d, dgamma, dbeta, mg, mgx);
     for (size_t b = 1; b <= nb; b++) {
         const size_t p0 = (b - 1) * BLOCK, r0 = b * BLOCK;
+        #pragma GCC unroll 4
         for (int j = 0; j < BLOCK; j++) {
             pmu[j] = _mm512_set1_ps(center ? mean[p0 + j] : 0.0f);
             prs[j] = _mm512_set1_ps(rstd[p0 + j]);
@@ -189,6 +196,7 @@ rows_skewed(int center, int fill, const float *x, const float *gamma, const floa
         }
         if (b == nb) { /* the last block's dx alone */
             for (size_t i = 0; i < d; i += 16)
+                #pragma GCC unroll 4
                 for (int j = 0; j < BLOCK; j++)
                     _mm512_stream_ps(dx + (p0 + j) * d + i,
                                      dx16(x + (p0 + j) * d + i, gamma + i, dy + (p0 + j) * d + i,
@@ -196,6 +204,7 @@ rows_skewed(int center, int fill, const float *x, const float *gamma, const floa
             break;
         }
         __m512 mu[BLOCK], rs[BLOCK], sg[BLOCK], sx[BLOCK];
+        #pragma GCC unroll 4
         for (int j = 0; j < BLOCK; j++) {
             mu[j] = _mm512_set1_ps(center ? mean[r0 + j] : 0.0f);
             rs[j] = _mm512_set1_ps(rstd[r0 + j]);
@@ -204,12 +213,14 @@ rows_skewed(int center, int fill, const float *x, const float *gamma, const floa
         for (size_t i = 0; i < d; i += 16) {
             params16(center, BLOCK, 0, x + r0 * d + i, gamma + i, dy + r0 * d + i, d,
                      dgamma + i, center ? dbeta + i : NULL, (__mmask16)0xFFFF, mu, rs, sg, sx);
+            #pragma GCC unroll 4
             for (int j = 0; j < BLOCK; j++)
                 _mm512_stream_ps(dx + (p0 + j) * d + i,
                                  dx16(x + (p0 + j) * d + i, gamma + i, dy + (p0 + j) * d + i,
                                       pmu[j], prs[j], pmg[j], pkx[j]));
         }
         const float inv_d = 1.0f / (float)d;
+        #pragma GCC unroll 4
         for (int j = 0; j < BLOCK; j++) {
             mg[j] = center ? _mm512_reduce_add_ps(sg[j]) * inv_d : 0.0f;
             mgx[j] = _mm512_reduce_add_ps(sx[j]) * inv_d;
