@@ -33,6 +33,11 @@
 #include "simd/avx512_util.h"
 #include "simd/simd.h"
 
+/* Compile-time knobs for trying other choices (e.g. -DNL_BWD_BLOCK_ROWS=2,
+ * -DNL_BWD_PREFETCH=0): rows per block, and the dx pass's prefetch of the
+ * next block and its hint.  Under the shared VM's load none of 2, 4 or 8
+ * rows, T0 or T1, or no prefetch, stood out beyond the noise; 8 rows
+ * looked slower. */
 #ifndef NL_BWD_BLOCK_ROWS
 #define NL_BWD_BLOCK_ROWS 4
 #endif
