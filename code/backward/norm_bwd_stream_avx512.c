@@ -51,6 +51,19 @@ enum { BLOCK = NL_BWD_BLOCK_ROWS };
 #define NL_BWD_PF_HINT _MM_HINT_T1
 #endif
 
+/* Span mode (the threaded skew rung): the rows are a run of whole
+ * NL_BWD_CHUNK_ROWS chunks, and dgamma/dbeta point at their partials, one
+ * d-vector per chunk, each filled by its chunk's first block. */
+_Static_assert(NL_BWD_CHUNK_ROWS % NL_BWD_BLOCK_ROWS == 0, "a block never straddles two chunks");
+static inline float *part_of(float *base, int span, size_t r, size_t d)
+{
+    return span && base ? base + r / NL_BWD_CHUNK_ROWS * d : base;
+}
+static inline int fills_at(int span, int fill, size_t r)
+{
+    return span ? r % NL_BWD_CHUNK_ROWS == 0 : fill;
+}
+
 // @snippet bwd-stream-params
 /* 16 columns of nr rows: the row sums' terms, and dgamma/dbeta. */
 static inline __attribute__((always_inline)) void
@@ -174,6 +187,24 @@ dx16(const float *x, const float *gamma, const float *dy, __m512 mu, __m512 rs, 
                                                               _mm512_load_ps(dy), mg)));
 }
 
+/* The columns of one skewed step: block r0's first pass, block p0's dx. */
+static inline __attribute__((always_inline)) void
+skew_trips(int center, int fill, const float *x, const float *gamma, const float *dy, size_t d,
+           float *dx, float *dgamma, float *dbeta, size_t p0, size_t r0, const __m512 *mu,
+           const __m512 *rs, __m512 *sg, __m512 *sx, const __m512 *pmu, const __m512 *prs,
+           const __m512 *pmg, const __m512 *pkx)
+{
+    for (size_t i = 0; i < d; i += 16) {
+        params16(center, BLOCK, fill, x + r0 * d + i, gamma + i, dy + r0 * d + i, d,
+                 dgamma + i, center ? dbeta + i : NULL, (__mmask16)0xFFFF, mu, rs, sg, sx);
+        #pragma GCC unroll 4
+        for (int j = 0; j < BLOCK; j++)
+            _mm512_stream_ps(dx + (p0 + j) * d + i,
+                             dx16(x + (p0 + j) * d + i, gamma + i, dy + (p0 + j) * d + i,
+                                  pmu[j], prs[j], pmg[j], pkx[j]));
+    }
+}
+
 // @snippet bwd-skew
 /* The skew rung: the dx pass of block b-1 (from L2) and the first pass of
  * block b (from memory) in one loop over the columns, so that every trip
@@ -182,14 +213,15 @@ dx16(const float *x, const float *gamma, const float *dy, __m512 mu, __m512 rs, 
  * aligned (d % 16 == 0, dx aligned); rows past the last full block go
  * through block(). */
 static inline __attribute__((always_inline)) size_t
-rows_skewed(int center, int fill, const float *x, const float *gamma, const float *mean,
-            const float *rstd, const float *dy, size_t rows, size_t d, float *dx,
-            float *dgamma, float *dbeta)
+rows_skewed(int center, int fill, int span, const float *x, const float *gamma,
+            const float *mean, const float *rstd, const float *dy, size_t rows, size_t d,
+            float *dx, float *dgamma, float *dbeta)
 {
     const size_t nb = rows / BLOCK;
     __m512 pmu[BLOCK], prs[BLOCK], pmg[BLOCK], pkx[BLOCK];
     float mg[BLOCK], mgx[BLOCK];
-    sums_and_params(center, BLOCK, fill, x, gamma, mean, rstd, dy, d, dgamma, dbeta, mg, mgx);
+    sums_and_params(center, BLOCK, fills_at(span, fill, 0), x, gamma, mean, rstd, dy, d,
+                    dgamma, dbeta, mg, mgx);
     for (size_t b = 1; b <= nb; b++) {
         const size_t p0 = (b - 1) * BLOCK, r0 = b * BLOCK;
         #pragma GCC unroll 4
@@ -215,15 +247,13 @@ rows_skewed(int center, int fill, const float *x, const float *gamma, const floa
             rs[j] = _mm512_set1_ps(rstd[r0 + j]);
             sg[j] = sx[j] = _mm512_setzero_ps();
         }
-        for (size_t i = 0; i < d; i += 16) {
-            params16(center, BLOCK, 0, x + r0 * d + i, gamma + i, dy + r0 * d + i, d,
-                     dgamma + i, center ? dbeta + i : NULL, (__mmask16)0xFFFF, mu, rs, sg, sx);
-            #pragma GCC unroll 4
-            for (int j = 0; j < BLOCK; j++)
-                _mm512_stream_ps(dx + (p0 + j) * d + i,
-                                 dx16(x + (p0 + j) * d + i, gamma + i, dy + (p0 + j) * d + i,
-                                      pmu[j], prs[j], pmg[j], pkx[j]));
-        }
+        float *pg = part_of(dgamma, span, r0, d), *pb = part_of(dbeta, span, r0, d);
+        if (fills_at(span, 0, r0))
+            skew_trips(center, 1, x, gamma, dy, d, dx, pg, pb, p0, r0, mu, rs, sg, sx, pmu, prs,
+                       pmg, pkx);
+        else
+            skew_trips(center, 0, x, gamma, dy, d, dx, pg, pb, p0, r0, mu, rs, sg, sx, pmu, prs,
+                       pmg, pkx);
         const float inv_d = 1.0f / (float)d;
         #pragma GCC unroll 4
         for (int j = 0; j < BLOCK; j++) {
@@ -238,34 +268,39 @@ rows_skewed(int center, int fill, const float *x, const float *gamma, const floa
 /* stream: 0 ordinary stores; 1 streamed, next block prefetched; 2 the
  * skewed loop where it applies, else as 1. */
 static inline __attribute__((always_inline)) void
-rows_all(int center, int fill, int stream, const float *x, const float *gamma,
+rows_all(int center, int fill, int stream, int span, const float *x, const float *gamma,
          const float *mean, const float *rstd, const float *dy, size_t rows, size_t d,
          float *dx, float *dgamma, float *dbeta)
 {
     size_t r = 0;
     if (stream == 2 && d % 16 == 0 && ((uintptr_t)dx & 63) == 0 && ((uintptr_t)x & 63) == 0 &&
         ((uintptr_t)dy & 63) == 0 && rows >= BLOCK) {
-        r = rows_skewed(center, fill, x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);
+        r = rows_skewed(center, fill, span, x, gamma, mean, rstd, dy, rows, d, dx, dgamma,
+                        dbeta);
         fill = 0;
     }
     for (; r + BLOCK <= rows; r += BLOCK, fill = 0)
-        block(center, BLOCK, fill, stream != 0, x + r * d, gamma, center ? mean + r : NULL,
-              rstd + r, dy + r * d, rows - r, d, dx + r * d, dgamma, dbeta);
+        block(center, BLOCK, fills_at(span, fill, r), stream != 0, x + r * d, gamma,
+              center ? mean + r : NULL, rstd + r, dy + r * d, rows - r, d, dx + r * d,
+              part_of(dgamma, span, r, d), part_of(dbeta, span, r, d));
     for (; r < rows; r++, fill = 0)
-        block(center, 1, fill, stream != 0, x + r * d, gamma, center ? mean + r : NULL,
-              rstd + r, dy + r * d, rows - r, d, dx + r * d, dgamma, dbeta);
+        block(center, 1, fills_at(span, fill, r), stream != 0, x + r * d, gamma,
+              center ? mean + r : NULL, rstd + r, dy + r * d, rows - r, d, dx + r * d,
+              part_of(dgamma, span, r, d), part_of(dbeta, span, r, d));
     if (stream)
         _mm_sfence(); /* streamed lines are visible before we return */
 }
 
 /* One entry point per norm, fill (write dgamma/dbeta, do not add) and stream. */
-#define NL_BWD_STREAM_ENTRY(name, center, fill, stream)                                \
+#define NL_BWD_SPAN_ENTRY(name, center, fill, stream, span)                            \
     NL_DECLARE_BWD(name)                                                               \
     {                                                                                  \
-        rows_all(center, fill, stream, x, gamma, center ? mean : NULL, rstd, dy, rows, d, \
-                 dx, dgamma, center ? dbeta : NULL);                                   \
+        rows_all(center, fill, stream, span, x, gamma, center ? mean : NULL, rstd, dy,   \
+                 rows, d, dx, dgamma, center ? dbeta : NULL);                          \
         return 0;                                                                      \
     }
+#define NL_BWD_STREAM_ENTRY(name, center, fill, stream) \
+    NL_BWD_SPAN_ENTRY(name, center, fill, stream, 0)
 NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_fill, 1, 1, 0)
 NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_fill, 0, 1, 0)
 NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_fill_nt, 1, 1, 1)
@@ -278,6 +313,10 @@ NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_fill_skew, 1, 1, 2)
 NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_fill_skew, 0, 1, 2)
 static NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_add_skew, 1, 0, 2)
 static NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_add_skew, 0, 0, 2)
+NL_BWD_SPAN_ENTRY(layernorm_bwd_avx512_span, 1, 1, 0, 1)
+NL_BWD_SPAN_ENTRY(rmsnorm_bwd_avx512_span, 0, 1, 0, 1)
+NL_BWD_SPAN_ENTRY(layernorm_bwd_avx512_span_skew, 1, 1, 2, 1)
+NL_BWD_SPAN_ENTRY(rmsnorm_bwd_avx512_span_skew, 0, 1, 2, 1)
 
 /* Streaming pays once x and dx outgrow the core's L2 (chapter 6's rule). */
 #define NL_BWD_BY_SIZE(name, spilled, cached)                                           \
