@@ -63,6 +63,9 @@ bench-reference: $(NORMLAB)
 # reference by default, or a fresh run (BENCH_CSV=build/bench.csv).
 BENCH_CSV ?= book/data/bench-reference.csv
 BENCH_FIG := $(BUILD)/fig-bench
+# The peers' rows (PyTorch, JAX, ONNX Runtime) drawn beside ours; empty:
+# ours alone.
+PEERS_REF ?= book/data/peers-reference.csv
 
 ## figures — build/fig-bench.pdf and .png (fraction of copy bandwidth per implementation and shape) from BENCH_CSV (default book/data/bench-reference.csv)
 figures: $(BENCH_FIG).pdf $(BENCH_FIG).png
@@ -71,12 +74,12 @@ figures: $(BENCH_FIG).pdf $(BENCH_FIG).png
 BENCH_FIG_SRC := $(BUILD)/fig-bench.src
 $(shell mkdir -p $(BUILD) && { [ "$$(cat $(BENCH_FIG_SRC) 2>/dev/null)" = "$(BENCH_CSV)" ] || echo "$(BENCH_CSV)" > $(BENCH_FIG_SRC); })
 
-$(BENCH_FIG).pdf: $(BENCH_CSV) $(BENCH_FIG_SRC) scripts/book/plot-bench.sh scripts/book/plot-bench.gp
+$(BENCH_FIG).pdf: $(BENCH_CSV) $(PEERS_REF) $(BENCH_FIG_SRC) scripts/book/plot-bench.sh scripts/book/plot-bench.gp
 	@mkdir -p $(@D)
-	scripts/book/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG)
+	scripts/book/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG) $(PEERS_REF)
 # The script draws both; this only catches a PNG deleted on its own.
 $(BENCH_FIG).png: $(BENCH_FIG).pdf
-	@test -f $@ || scripts/book/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG)
+	@test -f $@ || scripts/book/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG) $(PEERS_REF)
 
 # ------------------------------------------------------------------ peers
 # PyTorch, JAX (XLA) and ONNX Runtime beside our kernels: installed from

@@ -48,3 +48,14 @@ half-perf: $(HALF_COUNT)
 	done; \
 	perf stat -e cycles true 2>&1 | grep -q 'not supported' && \
 	  echo "(no hardware counters here: perf reports software events only; instructions from scripts/tools/loop-insns.py)" || true
+
+# The backward's access pattern against the copy, beside the stream rung,
+# one thread (chapter 10's "Speed"): x86-64 with AVX-512 only.
+BWD_PATTERN := $(BUILD)/bwd-pattern
+$(BWD_PATTERN): $(BUILD)/obj/scripts/tools/bwd_pattern_avx512.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+## bwd-pattern — chapter 10: the backward's bare access pattern and the stream rung as fractions of the copy, 16384x8192, one thread
+.PHONY: bwd-pattern
+bwd-pattern: $(BWD_PATTERN)
+	$(BWD_PATTERN) $(BWD_PATTERN_ARGS)

@@ -225,6 +225,62 @@ END_TEST
 START_TEST(rmsnorm_dgamma_same_bits_every_run) { dgamma_same_bits(NL_RMSNORM, _i); }
 END_TEST
 
+#if defined(__x86_64__)
+/* The stream and skew rungs move dgamma/dbeta into their first pass and
+ * add four rows per load of them, but within a column they add the rows
+ * one by one in row order with the same fma as norm_bwd_avx512.c: the
+ * same bits, which is what their comment promises and what lets either
+ * replace the other in a reproducible training run.  A 4-row block that
+ * summed its rows first and added that to dgamma (one rounding less)
+ * fails here.  37 x 1029: nine blocks of four and a single row, a masked
+ * tail, in cache (ordinary stores).  133 x 8192: 4.3 MiB of x and dx,
+ * past any L2 this runs on, so dx is streamed and the skew rung takes its
+ * skewed loop (33 blocks, then a row); its dx is held to the tolerance. */
+static void stream_params_same_bits(nl_norm norm, const char *rung)
+{
+    char name[64];
+    const char *base = norm == NL_LAYERNORM ? "layernorm_bwd_avx512" : "rmsnorm_bwd_avx512";
+    snprintf(name, sizeof name, "%s_%s", base, rung);
+    const nl_bwd_impl *im[2] = {nl_find_bwd_impl(base), nl_find_bwd_impl(name)};
+    ck_assert_msg(im[0] && im[1], "%s or %s is not registered", base, name);
+    NL_SKIP_UNLESS_RUNS(im[1]->name, im[1]->requires, nl_bwd_impl_unavailable(im[1]));
+    const struct { size_t rows, d; } sizes[] = {{37, 1029}, {133, 8192}};
+    for (size_t s = 0; s < 2; s++) {
+        nl_bwd_problem p = nl_bwd_problem_new(norm, sizes[s].rows, sizes[s].d, NL_TEST_EPS, 41);
+        float *want = malloc(2 * p.d * sizeof *want);
+        ck_assert(want);
+        nl_bwd_run(im[0], &p);
+        memcpy(want, p.dgamma, p.d * sizeof *want);
+        memcpy(want + p.d, p.dbeta, p.d * sizeof *want);
+        nl_bwd_run(im[1], &p);
+        for (size_t k = 0; k < p.d; k++) {
+            ck_assert_msg(memcmp(&p.dgamma[k], &want[k], sizeof(float)) == 0,
+                          "%s, %zu x %zu: dgamma[%zu] = %a, %s gives %a: the rows of a column "
+                          "must be added one by one in row order, as in %s", name, p.rows, p.d,
+                          k, (double)p.dgamma[k], base, (double)want[k], base);
+            if (norm == NL_LAYERNORM)
+                ck_assert_msg(memcmp(&p.dbeta[k], &want[p.d + k], sizeof(float)) == 0,
+                              "%s, %zu x %zu: dbeta[%zu] = %a, %s gives %a", name, p.rows, p.d,
+                              k, (double)p.dbeta[k], base, (double)want[p.d + k]);
+        }
+        nl_bwd_errs e = nl_bwd_errors(&p);
+        ck_assert_msg(e.dx <= im[1]->tol, "%s, %zu x %zu: dx off by %.3g relative (tol %g)",
+                      name, p.rows, p.d, e.dx, im[1]->tol);
+        free(want);
+        nl_bwd_problem_free(&p);
+    }
+}
+
+START_TEST(layernorm_stream_rung_keeps_the_avx512_bits) { stream_params_same_bits(NL_LAYERNORM, "stream"); }
+END_TEST
+START_TEST(rmsnorm_stream_rung_keeps_the_avx512_bits) { stream_params_same_bits(NL_RMSNORM, "stream"); }
+END_TEST
+START_TEST(layernorm_skew_rung_keeps_the_avx512_bits) { stream_params_same_bits(NL_LAYERNORM, "skew"); }
+END_TEST
+START_TEST(rmsnorm_skew_rung_keeps_the_avx512_bits) { stream_params_same_bits(NL_RMSNORM, "skew"); }
+END_TEST
+#endif
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("backward_grad");
@@ -242,6 +298,12 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, rmsnorm_nan_stays_in_its_row, 0, (int)rms);
     tcase_add_loop_test(tc, layernorm_dgamma_same_bits_every_run, 0, (int)ln);
     tcase_add_loop_test(tc, rmsnorm_dgamma_same_bits_every_run, 0, (int)rms);
+#if defined(__x86_64__)
+    tcase_add_test(tc, layernorm_stream_rung_keeps_the_avx512_bits);
+    tcase_add_test(tc, rmsnorm_stream_rung_keeps_the_avx512_bits);
+    tcase_add_test(tc, layernorm_skew_rung_keeps_the_avx512_bits);
+    tcase_add_test(tc, rmsnorm_skew_rung_keeps_the_avx512_bits);
+#endif
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,9 +10,16 @@
 #include "backward/backward.h"
 #include "grad.h"
 
-static const char *const threaded[] = {"layernorm_bwd_omp", "rmsnorm_bwd_omp"};
+static const char *const threaded[] = {
+    "layernorm_bwd_omp", "rmsnorm_bwd_omp",
+#if defined(__x86_64__)
+    "layernorm_bwd_stream_omp", "rmsnorm_bwd_stream_omp",
+    "layernorm_bwd_skew_omp", "rmsnorm_bwd_skew_omp",
+#endif
+};
 static const struct { size_t rows, d; } shapes[] = {
     {513, 67}, {100, 1000}, {97, 5}, {33, 17}, {1, 9}, {0, 4},
+    {131, 8192}, /* 4 MiB of x and dx: streamed, the skew rungs' skewed loop */
 };
 static const int thread_counts[] = {1, 2, 3, 7};
 
@@ -91,7 +98,8 @@ Suite *nl_suite(void)
     Suite *s = suite_create("backward_threads");
     TCase *tc = tcase_create("threads");
     tcase_set_timeout(tc, 60);
-    tcase_add_loop_test(tc, same_bits_for_every_thread_count, 0, 2);
+    tcase_add_loop_test(tc, same_bits_for_every_thread_count, 0,
+                        (int)(sizeof threaded / sizeof threaded[0]));
     tcase_add_test(tc, partials_add_in_chunk_order);
     suite_add_tcase(s, tc);
     return s;

@@ -22,7 +22,7 @@ static const char *const kernels[] = {
     "layernorm_avx2", "layernorm_welford_avx2", "rmsnorm_avx2",
     "layernorm_avx512", "layernorm_welford_avx512", "rmsnorm_avx512",
     "layernorm_avx512_nt", "rmsnorm_avx512_nt",
-    "layernorm_avx512_pf", "rmsnorm_avx512_pf",
+    "layernorm_avx512_pf", "rmsnorm_avx512_pf", "layernorm_avx512_shift",
     "layernorm_neon", "rmsnorm_neon",
     "layernorm_best", "rmsnorm_best",
 };
@@ -226,6 +226,41 @@ START_TEST(constant_rows)
 END_TEST
 
 #if defined(__x86_64__)
+/* layernorm_avx512_shift sums x - K with K the mean of the row's first 16
+ * values; a row whose head is far from the rest (16 values of 1000, then
+ * N(0, 1): K = 1000, mean ~2, std ~44, so mean - K is ~23 standard
+ * deviations) cancels most of the shifted variance, and the kernel must
+ * notice and redo the row two-pass.  Without the redo (SHIFT_FAR huge) the
+ * error here is 3.7e-3, 370 times the tol; with it 6.5e-6. */
+START_TEST(shifted_stats_redo_a_far_shift)
+{
+    const nl_impl *impl = nl_find_impl("layernorm_avx512_shift");
+    ck_assert(impl);
+    const char *why = nl_impl_unavailable(impl);
+    if (why) {
+        char msg[256];
+        nl_skip_reason(msg, sizeof msg, impl->name, why);
+        NL_SKIP(msg);
+    }
+    nl_problem p = nl_problem_new(3, 8192);
+    nl_fill_gauss(p.x, p.rows * p.d, 0.0, 1.0, 61);
+    for (size_t r = 0; r < p.rows; r++)
+        nl_fill_const(p.x + r * p.d, 16, 1000.0f);
+    fill_params(&p, 62);
+    nl_problem_reference(&p, impl->norm, 1e-5f);
+    nl_run_impl(impl, &p, 1e-5f);
+    double err = nl_max_abs_err(&p);
+    show_err(impl->name, "head far from the mean", err);
+    ck_assert_msg(err <= impl->tol, "%s on rows whose first 16 values are 1000 and the rest "
+                  "N(0, 1): max |y - ref| = %g > %g. The shifted variance cancelled; a shift "
+                  "far from the mean must send the row to the two-pass statistics",
+                  impl->name, err, impl->tol);
+    nl_problem_free(&p);
+}
+END_TEST
+#endif
+
+#if defined(__x86_64__)
 /* Streaming stores need 64-byte aligned addresses: shift y through all 16
  * float offsets and compare with the ordinary-store kernel bit for bit. */
 START_TEST(streaming_heads_every_offset)
@@ -343,6 +378,7 @@ Suite *nl_suite(void)
     TCase *td = tcase_create("dispatch");
 #if defined(__x86_64__)
     tcase_add_test(td, streaming_heads_every_offset);
+    tcase_add_test(td, shifted_stats_redo_a_far_shift);
 #endif
     tcase_add_test(td, normlab_isa_forces_each_path);
     suite_add_tcase(s, td);

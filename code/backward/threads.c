@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "backward/backward.h"
+#include "simd/simd.h"
 
 // @snippet bwd-add-partials
 void nl_bwd_add_partials(float *dst, const float *parts, size_t nparts, size_t d)
@@ -36,7 +37,7 @@ void nl_bwd_add_partials(float *dst, const float *parts, size_t nparts, size_t d
 // @end
 
 // @snippet bwd-chunked
-int nl_bwd_chunked(nl_backward_fn fn, nl_norm norm, const float *x, const float *gamma,
+int nl_bwd_chunked(nl_backward_fn fn, int fills, nl_norm norm, const float *x, const float *gamma,
                    const float *mean, const float *rstd, const float *dy, size_t rows,
                    size_t d, float *dx, float *dgamma, float *dbeta)
 {
@@ -49,16 +50,34 @@ int nl_bwd_chunked(nl_backward_fn fn, nl_norm norm, const float *x, const float 
         return NL_ENOMEM;
     float *pb = ln ? pg + chunks * d : NULL;
     int rc = 0;
+    if (fills == NL_BWD_SPANS) {
+        /* the chunks schedule(static) would give each thread, in one call */
+#pragma omp parallel reduction(min : rc) if (chunks > 1)
+        {
+            size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+            size_t c0 = chunks * t / nt, c1 = chunks * (t + 1) / nt;
+            size_t r0 = c0 * NL_BWD_CHUNK_ROWS, r1 = c1 * NL_BWD_CHUNK_ROWS;
+            r1 = r1 < rows ? r1 : rows;
+            if (c1 > c0) {
+                int r = fn(x + r0 * d, gamma, ln ? mean + r0 : NULL, rstd + r0, dy + r0 * d,
+                           r1 - r0, d, dx + r0 * d, pg + c0 * d, ln ? pb + c0 * d : NULL);
+                rc = r < rc ? r : rc;
+            }
+        }
+    } else {
 #pragma omp parallel for schedule(static) reduction(min : rc) if (chunks > 1)
-    for (size_t c = 0; c < chunks; c++) {
-        size_t r0 = c * NL_BWD_CHUNK_ROWS;
-        size_t n = rows - r0 < NL_BWD_CHUNK_ROWS ? rows - r0 : NL_BWD_CHUNK_ROWS;
-        memset(pg + c * d, 0, d * sizeof(float));
-        if (ln)
-            memset(pb + c * d, 0, d * sizeof(float));
-        int r = fn(x + r0 * d, gamma, ln ? mean + r0 : NULL, rstd + r0, dy + r0 * d, n, d,
-                   dx + r0 * d, pg + c * d, ln ? pb + c * d : NULL);
-        rc = r < rc ? r : rc;
+        for (size_t c = 0; c < chunks; c++) {
+            size_t r0 = c * NL_BWD_CHUNK_ROWS;
+            size_t n = rows - r0 < NL_BWD_CHUNK_ROWS ? rows - r0 : NL_BWD_CHUNK_ROWS;
+            if (!fills) {
+                memset(pg + c * d, 0, d * sizeof(float));
+                if (ln)
+                    memset(pb + c * d, 0, d * sizeof(float));
+            }
+            int r = fn(x + r0 * d, gamma, ln ? mean + r0 : NULL, rstd + r0, dy + r0 * d, n, d,
+                       dx + r0 * d, pg + c * d, ln ? pb + c * d : NULL);
+            rc = r < rc ? r : rc;
+        }
     }
     if (rc == 0) {
         nl_bwd_add_partials(dgamma, pg, chunks, d);
@@ -74,7 +93,7 @@ int nl_layernorm_bwd_omp(const float *x, const float *gamma, const float *mean,
                          const float *rstd, const float *dy, size_t rows, size_t d,
                          float *dx, float *dgamma, float *dbeta)
 {
-    return nl_bwd_chunked(nl_layernorm_bwd_best, NL_LAYERNORM, x, gamma, mean, rstd, dy,
+    return nl_bwd_chunked(nl_layernorm_bwd_best, 0, NL_LAYERNORM, x, gamma, mean, rstd, dy,
                           rows, d, dx, dgamma, dbeta);
 }
 
@@ -82,6 +101,26 @@ int nl_rmsnorm_bwd_omp(const float *x, const float *gamma, const float *mean,
                        const float *rstd, const float *dy, size_t rows, size_t d,
                        float *dx, float *dgamma, float *dbeta)
 {
-    return nl_bwd_chunked(nl_rmsnorm_bwd_best, NL_RMSNORM, x, gamma, mean, rstd, dy,
+    return nl_bwd_chunked(nl_rmsnorm_bwd_best, 0, NL_RMSNORM, x, gamma, mean, rstd, dy,
                           rows, d, dx, dgamma, dbeta);
 }
+
+#if defined(__x86_64__)
+/* The stream and skew rungs over threads: their chunk kernels fill their
+ * partials, and whether dx is streamed is decided for the whole call (a
+ * 32-row chunk alone would fit in L2, the batch does not). */
+#define NL_BWD_FILLED_OMP(name, norm, spilled, cached, how)                               \
+    NL_DECLARE_BWD(name)                                                                  \
+    {                                                                                     \
+        return nl_bwd_chunked(nl_output_spills(rows, d) ? nl_##spilled : nl_##cached, how, \
+                              norm, x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta); \
+    }
+NL_BWD_FILLED_OMP(layernorm_bwd_stream_omp, NL_LAYERNORM, layernorm_bwd_avx512_fill_nt,
+                  layernorm_bwd_avx512_fill, NL_BWD_FILLS)
+NL_BWD_FILLED_OMP(rmsnorm_bwd_stream_omp, NL_RMSNORM, rmsnorm_bwd_avx512_fill_nt,
+                  rmsnorm_bwd_avx512_fill, NL_BWD_FILLS)
+NL_BWD_FILLED_OMP(layernorm_bwd_skew_omp, NL_LAYERNORM, layernorm_bwd_avx512_span_skew,
+                  layernorm_bwd_avx512_span, NL_BWD_SPANS)
+NL_BWD_FILLED_OMP(rmsnorm_bwd_skew_omp, NL_RMSNORM, rmsnorm_bwd_avx512_span_skew,
+                  rmsnorm_bwd_avx512_span, NL_BWD_SPANS)
+#endif

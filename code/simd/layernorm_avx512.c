@@ -77,6 +77,39 @@ static void row_dev(const float *x, size_t d, float mf, float *s1, float *s2)
 }
 // @end
 
+// @snippet ln-avx512-shift
+/* One pass for both statistics: sums of x - K and (x - K)^2 with K the
+ * mean of the row's first (up to) 16 values.  Then mean = K + s1/d and
+ * var = s2/d - (s1/d)^2, which cancels by the factor 1 + (mean - K)^2/var:
+ * small when K is near the mean, which the caller checks (*far). */
+static void row_shifted(const float *x, size_t d, float *k_out, float *s1, float *s2)
+{
+    size_t n0 = d < 16 ? d : 16;
+    __m512 first = _mm512_maskz_loadu_ps(nl_mask16(n0), x);
+    const float kf = _mm512_reduce_add_ps(first) / (float)n0;
+    const __m512 k = _mm512_set1_ps(kf);
+    __m512 c0 = _mm512_setzero_ps(), c1 = c0, q0 = c0, q1 = c0;
+    size_t i = 0;
+    for (; i + 32 <= d; i += 32) {
+        __m512 v0 = _mm512_sub_ps(_mm512_loadu_ps(x + i), k);
+        __m512 v1 = _mm512_sub_ps(_mm512_loadu_ps(x + i + 16), k);
+        c0 = _mm512_add_ps(c0, v0);
+        c1 = _mm512_add_ps(c1, v1);
+        q0 = _mm512_fmadd_ps(v0, v0, q0);
+        q1 = _mm512_fmadd_ps(v1, v1, q1);
+    }
+    for (; i < d; i += 16) {
+        __mmask16 m = d - i >= 16 ? (__mmask16)0xFFFF : nl_mask16(d - i);
+        __m512 v = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, x + i), k);
+        c0 = _mm512_add_ps(c0, v);
+        q0 = _mm512_fmadd_ps(v, v, q0);
+    }
+    *k_out = kf;
+    *s1 = _mm512_reduce_add_ps(_mm512_add_ps(c0, c1));
+    *s2 = _mm512_reduce_add_ps(_mm512_add_ps(q0, q1));
+}
+// @end
+
 typedef struct { __m512 mf, corr, inv; } stats16;
 
 static inline __m512 out16(const float *x, const float *gamma, const float *beta,
@@ -118,14 +151,28 @@ row_out(const float *x, const float *gamma, const float *beta, stats16 st,
 }
 // @end
 
+/* How much cancellation the shifted pass may leave before the row is
+ * redone two-pass (from L1: it was just read): (mean - K)^2 < 15 var keeps
+ * the variance's relative error within 16 times its sums' (chapter 6). */
+enum { SHIFT_FAR = 15 };
+
 static inline __attribute__((always_inline)) int
 layernorm_rows(const float *x, const float *gamma, const float *beta, float eps,
-               size_t rows, size_t d, float *y, int stream, int prefetch)
+               size_t rows, size_t d, float *y, int stream, int prefetch, int shifted)
 {
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * d;
-        float mf = row_sum(xr, d) / (float)d, s1, s2, corr, inv;
-        row_dev(xr, d, mf, &s1, &s2);
+        float mf, s1, s2, corr, inv;
+        int redo = 1;
+        if (shifted) {
+            row_shifted(xr, d, &mf, &s1, &s2);
+            float c = s1 / (float)d, v = s2 / (float)d - c * c;
+            redo = !(c * c < SHIFT_FAR * v); /* NaN/inf: redo too */
+        }
+        if (redo) {
+            mf = row_sum(xr, d) / (float)d;
+            row_dev(xr, d, mf, &s1, &s2);
+        }
         if (isfinite(s2)) {
             corr = s1 / (float)d;
             float var = s2 / (float)d - corr * corr;
@@ -147,17 +194,26 @@ layernorm_rows(const float *x, const float *gamma, const float *beta, float eps,
 int nl_layernorm_avx512(const float *x, const float *gamma, const float *beta,
                         float eps, size_t rows, size_t d, float *y)
 {
-    return layernorm_rows(x, gamma, beta, eps, rows, d, y, 0, 0);
+    return layernorm_rows(x, gamma, beta, eps, rows, d, y, 0, 0, 0);
 }
 
 int nl_layernorm_avx512_nt(const float *x, const float *gamma, const float *beta,
                            float eps, size_t rows, size_t d, float *y)
 {
-    return layernorm_rows(x, gamma, beta, eps, rows, d, y, 1, 0);
+    return layernorm_rows(x, gamma, beta, eps, rows, d, y, 1, 0, 0);
 }
 
 int nl_layernorm_avx512_pf(const float *x, const float *gamma, const float *beta,
                            float eps, size_t rows, size_t d, float *y)
 {
-    return layernorm_rows(x, gamma, beta, eps, rows, d, y, 1, 1);
+    return layernorm_rows(x, gamma, beta, eps, rows, d, y, 1, 1, 0);
+}
+
+/* One pass of statistics instead of two; output streamed with the next row
+ * prefetched once the call spills out of L2, as in layernorm_best. */
+int nl_layernorm_avx512_shift(const float *x, const float *gamma, const float *beta,
+                              float eps, size_t rows, size_t d, float *y)
+{
+    return nl_output_spills(rows, d) ? layernorm_rows(x, gamma, beta, eps, rows, d, y, 1, 1, 1)
+                                     : layernorm_rows(x, gamma, beta, eps, rows, d, y, 0, 0, 1);
 }

@@ -57,6 +57,7 @@ NL_DECLARE_KERNEL(rmsnorm_avx512);
 NL_DECLARE_KERNEL(layernorm_avx512_nt);
 NL_DECLARE_KERNEL(rmsnorm_avx512_nt);
 NL_DECLARE_KERNEL(layernorm_avx512_pf);
+NL_DECLARE_KERNEL(layernorm_avx512_shift);
 NL_DECLARE_KERNEL(rmsnorm_avx512_pf);
 NL_DECLARE_KERNEL(layernorm_neon);
 NL_DECLARE_KERNEL(rmsnorm_neon);

@@ -1,13 +1,16 @@
 # plot-bench.gp — the benchmark figure; scripts/book/plot-bench.sh sets out,
-# term, t1, tn (data files), have1, ymax, tmax, nshapes, shapes and source.
+# term, t1, tn (data files), have1, ymax, tmax, nshapes, shapes, source and
+# lmarg (the left margin, in characters, for the longest name).
 #
 # Horizontal bars: one row per implementation, its name written level
 # beside it (25 names on a slant under the bars were hard to match with
 # their bars), one bar per shape in the row. ymax is the length of the
 # value axis, which is horizontal here.
 n1 = 0; nn = 0
-if (have1) { stats t1 using 2 nooutput; n1 = STATS_records }
-if (tmax > 1) { stats tn using 2 nooutput; nn = STATS_records }
+# Count rows by their line number: a row with no number in its first
+# shape (a peer timed on fewer shapes) is still a row.
+if (have1) { stats t1 using 0 nooutput; n1 = STATS_records }
+if (tmax > 1) { stats tn using 0 nooutput; nn = STATS_records }
 rows = n1 + nn
 
 # Each panel needs its rows plus room for its title, value axis and label
@@ -42,7 +45,7 @@ ypos(row, j) = row + (j - (nshapes - 1) / 2.0) * bar
 h1 = (n1 > 0 ? (n1 + ov) / units : 0)
 hn = (nn > 0 ? (nn + ov) / units : 0)
 set multiplot title sprintf('normlab bench: %s', source) noenhanced
-set lmargin 24; set rmargin 3
+set lmargin lmarg; set rmargin 3
 if (have1) {
     set origin 0, hn
     set size 1, h1
