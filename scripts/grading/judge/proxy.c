@@ -8,7 +8,12 @@
  * of the student's code.  The worker, a separate program (worker.c plus the
  * student's object), is started in each test's process at its first call,
  * with only descriptors 0-2 and its two pipes, under a seccomp filter from
- * before its first instruction (see spawn), and dies with the test.
+ * before its first instruction (see spawn), and dies with the test.  It
+ * is never reused by another test: what one test's calls leave in it (its
+ * statics, its heap, an answer still in the pipe when Check killed the
+ * test half-way) cannot reach the next test, which gets a fresh exec.
+ * Grading time stays within the issue's budget without reuse (make
+ * grade-check: see the judge's commit notes), so isolation wins.
  *
  * A call that gets no valid answer in time fails the test (nl_judge_fail:
  * Check's ck_abort_msg in a suite, judge_check.c) with what happened:
