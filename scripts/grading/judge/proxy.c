@@ -37,6 +37,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "calls.h"
 #include "wire.h"
 
@@ -292,6 +296,18 @@ __attribute__((unused)) static uint64_t array_aux(nl_arrays *a, const void *p, u
 /* The request being built: one buffer, kept between calls (the lock). */
 static nl_w_buf q_;
 
+/* A request's first field (wire.h): the caller's OpenMP thread count. */
+static void put_threads(nl_w_buf *q)
+{
+#ifdef _OPENMP
+    int t = omp_get_max_threads();
+#else
+    int t = 1;
+#endif
+    uint32_t n = t < 1 ? 1u : t > NL_W_MAX_THREADS ? NL_W_MAX_THREADS : (uint32_t)t;
+    nl_w_put(q, &n, sizeof n, 0);
+}
+
 __attribute__((unused)) static void put_strv(nl_w_buf *q, const char *const *v)
 {
     if (!v) {
@@ -381,6 +397,7 @@ enum {
     nl_arrays arr_ = {0};                                                            \
     pthread_mutex_lock(&lock);                                                       \
     nl_w_begin(&q_, NL_W_ASK, NL_ID_##name);                                         \
+    put_threads(&q_);                                                                \
     NL_ARGS_##name(NL_SEND1_) NL_ARGS_##name(NL_SEND2_)                              \
     (void)arr_;                                                                      \
     nl_j_call(fn_, &q_, &c_, 2 * sizeof(nl_w_field) + 64 NL_ARGS_##name(NL_MOST_));

@@ -13,7 +13,11 @@
  *            | header{ magic NL_W_SAYS, NL_W_REFUSED,   0 } (seccomp:
  *              the system call's number in the length field, sent by the
  *              worker's SIGSYS handler just before it dies)
- *   body     = field*, in the order calls.h gives (see there): the
+ *   body     = field*.  A request's first field is a u32, the number of
+ *              OpenMP threads the judge's caller would run with
+ *              (omp_get_max_threads: a test that sets 1, 2, 3, 4 and 8
+ *              threads gets them in the worker, at most NL_W_MAX_THREADS);
+ *              then, in the order calls.h gives (see there), the
  *              by-value arguments, then the arrays; the answer carries the
  *              return value, then every output array, then nl_last_error()
  *              where the description asks for it.
@@ -54,6 +58,7 @@
 /* The longest error message an answer may carry (nl_last_error's buffer). */
 #define NL_W_ERRLEN 512
 #define NL_W_ALIAS_SHIFT 8
+#define NL_W_MAX_THREADS 16
 
 typedef struct {
     uint32_t magic, what; /* what: the call id (request) or NL_W_OK/REFUSED */

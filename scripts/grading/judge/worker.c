@@ -25,6 +25,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "calls.h"
 #include "wire.h"
 
@@ -334,6 +338,15 @@ int main(void)
         nl_w_cursor c = {msg + sizeof h, (size_t)h.len, 0, 0};
         malformed = 0;
         nmaps = narrs = 0;
+        uint32_t threads = 1;
+        const void *t = get_val(&c, sizeof threads);
+        if (t)
+            memcpy(&threads, t, sizeof threads);
+        if (malformed || threads < 1 || threads > NL_W_MAX_THREADS)
+            die("malformed request (its thread count)");
+#ifdef _OPENMP
+        omp_set_num_threads((int)threads);
+#endif
         nl_w_begin(&a, NL_W_SAYS, NL_W_OK);
         servers[h.what](&c, &a);
         fflush(stdout);
