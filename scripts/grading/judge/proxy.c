@@ -218,11 +218,11 @@ static void nl_j_call(const char *fn, nl_w_buf *q, nl_w_cursor *c, uint64_t most
     nl_w_seal(q);
     if (nl_w_write_all(req_fd, q->p, q->len))
         explain_death(fn, "it stopped reading", -1);
-    nl_w_header h;
+    nl_w_header h = {0, 0, 0};
     int r = nl_w_recv(rep_fd, &h, &reply, &reply_cap, most, nl_w_now_ms() + timeout_ms());
     if (r == -2)
         failf("%s: your code did not answer within %ld s: an endless loop?", fn, timeout_ms() / 1000);
-    if (h.magic != NL_W_SAYS && r != -1)
+    if (r != -1 && h.magic != NL_W_SAYS)
         failf("%s: the process running your code sent something that is not an answer "
               "(its descriptor 4 is the judge's; printing to it fails the test)", fn);
     if (r == 0 && h.what == NL_W_REFUSED)
