@@ -12,8 +12,9 @@
  * is never reused by another test: what one test's calls leave in it (its
  * statics, its heap, an answer still in the pipe when Check killed the
  * test half-way) cannot reach the next test, which gets a fresh exec.
- * Grading time stays within the issue's budget without reuse (make
- * grade-check: see the judge's commit notes), so isolation wins.
+ * A fresh worker per test costs an exec; make grade-check took 66 s with
+ * it (74 s for ce98af6, which graded 03 and 10 in-process; 68 s before the
+ * judge), well inside issue 20's budget of twice that, so isolation wins.
  *
  * A call that gets no valid answer in time fails the test (nl_judge_fail:
  * Check's ck_abort_msg in a suite, judge_check.c) with what happened:
