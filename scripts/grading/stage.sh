@@ -75,14 +75,10 @@ for cfile in $(exercise_confs); do
             "$(conf "$cfile" insn_pattern)" "$(conf "$cfile" insn_message)"
         printf 'ASAN=%q\n' "$([ "$(conf "$cfile" asan)" = no ] && echo 0 || echo 1)"
     } >"$e/conf.sh"
-    keep=()
-    for o in "${lib_objs[@]}"; do
-        grep -qx "${o#"$BUILD/obj/code/"}" <(sed 's/\.c$/.o/' "$e/files.txt") || keep+=("$o")
-    done
-    ar rcs "$e/lib.a" "${keep[@]}" || exit 2
     # The judge's two sides, from the description of the graded functions.
     src=$(grep '\.c$' "$e/files.txt" | head -n 1)
     base=$(basename "${src:-none}" .c)
+    def="" links=()
     if [ "$(conf "$cfile" worker)" = mpi ]; then
         # An MPI operation (exercise 14): the judge is the suite itself,
         # its worker one MPI rank (judge/mpi_worker.c) that mpirun starts.
@@ -94,14 +90,30 @@ for cfile in $(exercise_confs); do
             printf 'WORKER=mpi\nWORKER_MISSING=%q\n' "this grader cannot build MPI programs (no Open MPI development files: libopenmpi-dev, pkg-config ompi-c)" >>"$e/conf.sh"
         fi
     elif [ -n "$src" ] && ! grep -q "^$base[[:space:]]" "$here/judge/calls/in-process.txt"; then
-        def=""
         for d in "$here/judge/calls" "$(dirname "$CODE")/calls"; do
             [ -f "$d/$base.def" ] && { def=$(cd "$d" && pwd)/$base.def; break; }
         done
         [ -n "$def" ] || { echo "grade: exercise $id grades $src but no scripts/grading/judge/calls/$base.def describes its functions (CONTRIBUTING.md)" >&2; exit 2; }
+        # Library files the worker holds instead of the judge (calls.h).
+        for l in $(sed -n 's|^// @worker-links \(.*\)\.c$|\1.o|p' "$def"); do
+            [ -f "$BUILD/obj/code/$l" ] || { echo "grade: $def links $l into the worker, but $BUILD/obj/code/$l is not built" >&2; exit 2; }
+            links+=("$l")
+        done
+    fi
+    keep=()
+    for o in "${lib_objs[@]}"; do
+        grep -qx "${o#"$BUILD/obj/code/"}" <(sed 's/\.c$/.o/' "$e/files.txt"; printf '%s\n' "${links[@]}") || keep+=("$o")
+    done
+    ar rcs "$e/lib.a" "${keep[@]}" || exit 2
+    if [ -n "$def" ]; then
         jflags=(-I"$here/judge" -I"$CODE/include" -I"$CODE" -I"$CODE/$(dirname "$src")" -DNL_CALLS_DEF="\"$def\"")
         cc_quiet $cflags "${jflags[@]}" -c "$here/judge/proxy.c" -o "$e/proxy.o"
         cc_quiet $cflags "${jflags[@]}" -c "$here/judge/worker.c" -o "$e/worker.o"
+        if [ ${#links[@]} -gt 0 ]; then
+            mv "$e/worker.o" "$e/worker-main.o"
+            ld -r -o "$e/worker.o" "$e/worker-main.o" "${links[@]/#/$BUILD/obj/code/}" || exit 2
+            rm -f "$e/worker-main.o"
+        fi
         # -fPIC -fsemantic-interposition: the file's own calls of a graded
         # function go through its symbol (no inlining of the starter's stub),
         # so they too reach the proxy.

@@ -27,6 +27,15 @@
  * compile error of the grader (CONTRIBUTING.md, "A graded exercise"), not
  * a silent mismatch.
  *
+ * A line `// @worker-links DIR/FILE.c` (a library file under code/) moves
+ * that file's object from the judge to the worker: stage.sh links it into
+ * worker.o and leaves it out of the judge's library, and a description of
+ * its functions then runs them, with the student's functions they call, in
+ * the worker.  For a function called once per value inside a library loop
+ * (03's nl_welford_push in the kernel layernorm_welford): the judge then
+ * makes one round trip per kernel call, not one per value.  Only trusted
+ * library code that holds no answer of the exercise belongs there.
+ *
  * proxy.c turns each description into the judge's definition of the
  * function (send, wait, check, copy back); worker.c into the worker's
  * server of it (receive, call the student's function, answer). */

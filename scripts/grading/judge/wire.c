@@ -4,6 +4,7 @@
 #include "wire.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,26 @@ static void grow(nl_w_buf *b, size_t more)
     }
     b->p = p;
     b->cap = cap;
+}
+
+void nl_w_begin(nl_w_buf *b, uint32_t magic, uint32_t what)
+{
+    nl_w_header h = {magic, what, 0};
+    b->len = 0;
+    b->failed = 0;
+    grow(b, sizeof h);
+    if (!b->failed) {
+        memcpy(b->p, &h, sizeof h);
+        b->len = sizeof h;
+    }
+}
+
+void nl_w_seal(nl_w_buf *b)
+{
+    if (b->failed || b->len < sizeof(nl_w_header))
+        return;
+    uint64_t n = b->len - sizeof(nl_w_header);
+    memcpy(b->p + offsetof(nl_w_header, len), &n, sizeof n);
 }
 
 void nl_w_put(nl_w_buf *b, const void *data, uint64_t len, uint64_t aux)
@@ -87,30 +108,73 @@ int nl_w_write_all(int fd, const void *p, size_t n)
     return 0;
 }
 
-int nl_w_read_all(int fd, void *p, size_t n, long long deadline_ms)
+/* Wait for fd to be readable until the deadline (none when < 0). */
+static int wait_readable(int fd, long long deadline_ms)
 {
-    unsigned char *q = p;
-    while (n > 0) {
-        if (deadline_ms >= 0) {
-            long long left = deadline_ms - nl_w_now_ms();
-            if (left <= 0)
-                return -2;
-            struct pollfd pf = {fd, POLLIN, 0};
-            int r = poll(&pf, 1, left > 1000000 ? 1000000 : (int)left);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r == 0)
-                return -2;
-            if (r < 0)
+    if (deadline_ms < 0)
+        return 0;
+    for (;;) {
+        long long left = deadline_ms - nl_w_now_ms();
+        if (left <= 0)
+            return -2;
+        struct pollfd pf = {fd, POLLIN, 0};
+        int r = poll(&pf, 1, left > 1000000 ? 1000000 : (int)left);
+        if (r > 0)
+            return 0;
+        if (r == 0)
+            return -2;
+        if (errno != EINTR)
+            return -1;
+    }
+}
+
+static int reserve(unsigned char **buf, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return 0;
+    unsigned char *p = realloc(*buf, n);
+    if (!p)
+        return -1;
+    *buf = p;
+    *cap = n;
+    return 0;
+}
+
+int nl_w_recv(int fd, nl_w_header *h, unsigned char **buf, size_t *cap, uint64_t most,
+              long long deadline_ms)
+{
+    /* The first read asks for as much as the buffer holds: a small
+     * message, written in one write, then arrives in one read. */
+    size_t first = sizeof *h + (most < 65536 ? (size_t)most : 65536);
+    if (reserve(buf, cap, first))
+        return -1;
+    size_t got = 0, need = sizeof *h;
+    int known = 0;
+    while (got < need || !known) {
+        if (!known && got >= sizeof *h) {
+            memcpy(h, *buf, sizeof *h);
+            known = 1;
+            if (h->magic == NL_W_SAYS && h->what == NL_W_REFUSED) {
+                need = sizeof *h;
+                break;
+            }
+            if (h->len > most)
+                return -3;
+            need = sizeof *h + (size_t)h->len;
+            if (reserve(buf, cap, need))
                 return -1;
+            continue;
         }
-        ssize_t k = read(fd, q, n);
+        int w = wait_readable(fd, deadline_ms);
+        if (w)
+            return w;
+        size_t room = known ? need - got : *cap - got;
+        ssize_t k = read(fd, *buf + got, room);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
             return -1;
-        q += k;
-        n -= (size_t)k;
+        got += (size_t)k;
     }
-    return 0;
+    return got > need ? -4 : 0;
 }

@@ -13,13 +13,28 @@
  *            | header{ magic NL_W_SAYS, NL_W_REFUSED,   0 } (seccomp:
  *              the system call's number in the length field, sent by the
  *              worker's SIGSYS handler just before it dies)
- *   body     = field*, in the order calls.h gives (see there): the
+ *   body     = field*.  A request's first field is a u32, the number of
+ *              OpenMP threads the judge's caller would run with
+ *              (omp_get_max_threads: a test that sets 1, 2, 3, 4 and 8
+ *              threads gets them in the worker, at most NL_W_MAX_THREADS);
+ *              then, in the order calls.h gives (see there), the
  *              by-value arguments, then the arrays; the answer carries the
  *              return value, then every output array, then nl_last_error()
  *              where the description asks for it.
- *   field    = u64 length (NL_W_NULL: a NULL pointer), u64 aux (the
- *              caller's address modulo 64, so the worker's copy has the same
- *              alignment), then the bytes.
+ *   field    = u64 length (NL_W_NULL: a NULL pointer), u64 aux, then the
+ *              bytes.  For an array, aux's low 6 bits are the caller's
+ *              address modulo 64 (the worker's copy gets the same
+ *              alignment) and aux >> NL_W_ALIAS_SHIFT, when not 0, is
+ *              1 + the index of an earlier array of the same call that
+ *              the caller passed at the same address with the same length
+ *              (y == x): the worker then passes one copy for both, so an
+ *              in-place call stays in place.
+ *
+ * Each message goes in one write (header and body together) and is read
+ * with as few reads as its size allows (nl_w_recv): a call costs one write
+ * and one read on each side, plus the judge's poll for its deadline.  A
+ * refusal is only a header (its length field is the call's number, not a
+ * body's).
  *
  * The judge reads an answer field by field and checks every length against
  * what the call must return: a worker that answers anything else (a
@@ -42,6 +57,8 @@
 #define NL_W_REP_FD 4
 /* The longest error message an answer may carry (nl_last_error's buffer). */
 #define NL_W_ERRLEN 512
+#define NL_W_ALIAS_SHIFT 8
+#define NL_W_MAX_THREADS 16
 
 typedef struct {
     uint32_t magic, what; /* what: the call id (request) or NL_W_OK/REFUSED */
@@ -67,13 +84,23 @@ typedef struct {
     int bad;
 } nl_w_cursor;
 
+/* Start a message: its header, whose length nl_w_seal fills in. */
+void nl_w_begin(nl_w_buf *b, uint32_t magic, uint32_t what);
+void nl_w_seal(nl_w_buf *b);
 void nl_w_put(nl_w_buf *b, const void *data, uint64_t len, uint64_t aux);
 /* The next field: its bytes (NULL for a NULL field) and length. */
 const unsigned char *nl_w_next(nl_w_cursor *c, uint64_t *len, uint64_t *aux);
 /* write/read exactly n bytes; 0 on success, -1 at end of file or error.
  * deadline_ms < 0: no limit (the worker), else a poll deadline (the judge). */
 int nl_w_write_all(int fd, const void *p, size_t n);
-int nl_w_read_all(int fd, void *p, size_t n, long long deadline_ms);
+/* One whole message into *buf (grown as needed; the body starts at
+ * sizeof(nl_w_header)), its header in *h.  0: done; -1: end of file or
+ * error; -2: the deadline passed; -3: the header announces more than
+ * `most` bytes of body; -4: more bytes arrived than the message holds (a
+ * peer that writes anything besides one message at a time).  A refusal's
+ * header is a whole message. */
+int nl_w_recv(int fd, nl_w_header *h, unsigned char **buf, size_t *cap, uint64_t most,
+              long long deadline_ms);
 long long nl_w_now_ms(void);
 
 #ifdef SCMP_ACT_ALLOW

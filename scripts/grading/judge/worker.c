@@ -25,6 +25,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "calls.h"
 #include "wire.h"
 
@@ -38,13 +42,16 @@ static void die(const char *why)
     _exit(125);
 }
 
-/* Guarded copies, unmapped after each answer. */
+/* Guarded places for a call's arrays, kept from call to call: the k-th
+ * array of a call reuses the k-th mapping when it has as many pages, so a
+ * call of small arrays maps nothing new (what a mapping held before is
+ * only earlier inputs and answers of this worker's own). */
 typedef struct {
     void *base;
     size_t len;
 } mapping;
 static mapping maps[64];
-static size_t nmaps;
+static size_t nmaps; /* mappings used by the call being served */
 static long page;
 
 static void *guarded(uint64_t bytes, uint64_t align)
@@ -52,25 +59,51 @@ static void *guarded(uint64_t bytes, uint64_t align)
     if (bytes > (uint64_t)1 << 36 || nmaps == sizeof maps / sizeof *maps)
         die("a request asks for too large or too many arrays");
     size_t n = (size_t)bytes, pages = (n + 63 + (size_t)page - 1) / (size_t)page + 1;
-    unsigned char *b = mmap(NULL, pages * (size_t)page, PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (b == MAP_FAILED)
-        die("out of memory");
-    unsigned char *guard = b + (pages - 1) * (size_t)page;
-    if (mprotect(guard, (size_t)page, PROT_NONE))
-        die("cannot protect a guard page");
-    maps[nmaps++] = (mapping){b, pages * (size_t)page};
+    mapping *m = &maps[nmaps++];
+    if (m->len != pages * (size_t)page) {
+        if (m->base)
+            munmap(m->base, m->len);
+        unsigned char *b = mmap(NULL, pages * (size_t)page, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (b == MAP_FAILED)
+            die("out of memory");
+        if (mprotect(b + (pages - 1) * (size_t)page, (size_t)page, PROT_NONE))
+            die("cannot protect a guard page");
+        *m = (mapping){b, pages * (size_t)page};
+    }
+    unsigned char *guard = (unsigned char *)m->base + m->len - (size_t)page;
     /* Its end as near the guard as the caller's alignment (mod 64) allows. */
     uintptr_t start = (uintptr_t)(guard - n);
     start -= (start - (uintptr_t)align % 64) % 64;
     return (void *)start;
 }
 
-static void unmap_all(void)
+/* The arrays of the call being served, in order, for aliases (wire.h). */
+typedef struct {
+    void *at;
+    uint64_t bytes;
+} array;
+static array arrs[32];
+static size_t narrs;
+
+/* The earlier array this one aliases, or NULL; a bad index is malformed. */
+static void *alias_of(uint64_t aux, uint64_t bytes, int *bad)
 {
-    for (size_t i = 0; i < nmaps; i++)
-        munmap(maps[i].base, maps[i].len);
-    nmaps = 0;
+    uint64_t k = aux >> NL_W_ALIAS_SHIFT;
+    if (k == 0)
+        return NULL;
+    if (k > narrs || k > sizeof arrs / sizeof *arrs || !arrs[k - 1].at || arrs[k - 1].bytes != bytes) {
+        *bad = 1;
+        return NULL;
+    }
+    return arrs[k - 1].at;
+}
+
+static void note_array(void *p, uint64_t bytes)
+{
+    if (narrs < sizeof arrs / sizeof *arrs)
+        arrs[narrs] = (array){p, bytes};
+    narrs++;
 }
 
 static int malformed;
@@ -84,7 +117,8 @@ static const void *get_val(nl_w_cursor *c, size_t want)
     return p;
 }
 
-/* An input or in-out array: a guarded copy, or NULL. */
+/* An input or in-out array: a guarded copy (or the copy of the array it
+ * aliases), or NULL. */
 __attribute__((unused)) static void *get_arr(nl_w_cursor *c, uint64_t want)
 {
     uint64_t len, aux;
@@ -93,10 +127,16 @@ __attribute__((unused)) static void *get_arr(nl_w_cursor *c, uint64_t want)
         malformed = 1;
         return NULL;
     }
-    if (!p)
-        return NULL;
-    void *d = guarded(len, aux);
-    memcpy(d, p, (size_t)len);
+    void *d = NULL;
+    if (p && len) {
+        d = alias_of(aux, len, &malformed);
+        if (!d)
+            d = guarded(len, aux);
+        memcpy(d, p, (size_t)len);
+    } else if (p) {
+        d = guarded(0, aux);
+    }
+    note_array(d, p ? len : 0);
     return d;
 }
 
@@ -108,10 +148,17 @@ __attribute__((unused)) static void *get_out(nl_w_cursor *c, uint64_t want)
         malformed = 1;
         return NULL;
     }
-    if (len == NL_W_NULL)
-        return NULL;
-    void *d = guarded(want, aux);
-    memset(d, 0xa5, (size_t)want); /* not zeros: an output must be written */
+    void *d = NULL;
+    if (len != NL_W_NULL) {
+        /* An output over an input (y == x) starts as the input; else not
+         * zeros: an output must be written. */
+        d = want ? alias_of(aux, want, &malformed) : NULL;
+        if (!d) {
+            d = guarded(want, aux);
+            memset(d, 0xa5, (size_t)want);
+        }
+    }
+    note_array(d, d ? want : 0);
     return d;
 }
 
@@ -278,34 +325,35 @@ int main(void)
     sa.sa_flags = SA_SIGINFO;
     sigaction(SIGSYS, &sa, NULL);
     lock_down();
-    static unsigned char *body;
+    static unsigned char *msg;
     static size_t cap;
+    static nl_w_buf a;
     for (;;) {
         nl_w_header h;
-        if (nl_w_read_all(NL_W_REQ_FD, &h, sizeof h, -1))
+        int r = nl_w_recv(NL_W_REQ_FD, &h, &msg, &cap, (uint64_t)1 << 36, -1);
+        if (r == -1)
             _exit(0); /* the judge is done with us */
-        if (h.magic != NL_W_ASK || h.what >= sizeof servers / sizeof *servers || h.len > (uint64_t)1 << 36)
-            die("malformed request header");
-        if (h.len > cap) {
-            free(body);
-            body = malloc((size_t)h.len);
-            cap = body ? (size_t)h.len : 0;
-            if (!body)
-                die("out of memory");
-        }
-        if (nl_w_read_all(NL_W_REQ_FD, body, (size_t)h.len, -1))
-            die("the request stopped half-way");
-        nl_w_cursor c = {body, (size_t)h.len, 0, 0};
-        nl_w_buf a = {0};
+        if (r || h.magic != NL_W_ASK || h.what >= sizeof servers / sizeof *servers)
+            die("malformed request");
+        nl_w_cursor c = {msg + sizeof h, (size_t)h.len, 0, 0};
         malformed = 0;
+        nmaps = narrs = 0;
+        uint32_t threads = 1;
+        const void *t = get_val(&c, sizeof threads);
+        if (t)
+            memcpy(&threads, t, sizeof threads);
+        if (malformed || threads < 1 || threads > NL_W_MAX_THREADS)
+            die("malformed request (its thread count)");
+#ifdef _OPENMP
+        omp_set_num_threads((int)threads);
+#endif
+        nl_w_begin(&a, NL_W_SAYS, NL_W_OK);
         servers[h.what](&c, &a);
         fflush(stdout);
         if (a.failed)
             die("out of memory for the answer");
-        nl_w_header r = {NL_W_SAYS, NL_W_OK, a.len};
-        if (nl_w_write_all(NL_W_REP_FD, &r, sizeof r) || nl_w_write_all(NL_W_REP_FD, a.p, a.len))
+        nl_w_seal(&a);
+        if (nl_w_write_all(NL_W_REP_FD, a.p, a.len))
             _exit(0);
-        free(a.p);
-        unmap_all();
     }
 }
