@@ -89,7 +89,7 @@ while read -r src; do
 done <"$EXDIR/files.txt"
 
 ld_run() { timeout -k 2 "${COMPILE_TIMEOUT:-30}" $CC $LDFLAGS "$@" 3>&- 2>&1; }
-judged=() worker_env=()
+judged=() worker_env=() judge_check=()
 if [ "${JUDGE:-0}" = 1 ]; then
     # The worker: the student's object, the servers of its functions, libc,
     # and only what the file itself calls from the library (never the
@@ -109,8 +109,20 @@ elif [ "${WORKER:-}" = mpi ]; then
         stop "link error" "your file does not link into the MPI program that runs it (it calls something that is not there): the linker's message is below"
     fi
     worker_env=(NL_MPI_WORKER="$SCRATCH/mpi-worker")
+elif [ "${WORKER:-}" = opencl ]; then
+    # An OpenCL kernel (08): PoCL compiles and runs it in the worker
+    # (judge/cl_worker.c and the library's OpenCL host code, no registry);
+    # the suite calls the judge's proxies of the two OpenCL functions.
+    if ! ld_run -o "$SCRATCH/worker" "$EXDIR/cl_worker.o" "$COMMON/obj/judge/wire.o" "$EXDIR/lib.a" \
+            -Wl,--as-needed $LDLIBS -lseccomp; then
+        stop "link error" "the OpenCL worker does not link (the grader's setup): the linker's message is below"
+    fi
+    judged=("$EXDIR/proxy.o" "$EXDIR/cl_judge.o" "$COMMON/obj/judge/wire.o")
+    judge_check=("$COMMON/obj/judge/judge_check.o")
+    worker_env=(NL_WORKER="$SCRATCH/worker")
 else
-    # OpenCL C (08) still runs in the runtime of the suite's own process.
+    # OpenCL C without a worker (a course's own .cl exercise with no
+    # worker = opencl) runs in the runtime of the suite's own process.
     judged=("${objs[@]}")
     LDFLAGS="$LDFLAGS ${san[*]}"
 fi
@@ -131,7 +143,7 @@ while read -r suite; do
     [ -n "$suite" ] || continue
     verdict "SUITE $suite"
     if ! ld_run -o "$SCRATCH/tests/check_$suite" "$COMMON/obj/suites/check_$suite.o" "$COMMON"/obj/harness/*.o \
-            "${judged[@]}" ${JUDGE:+"$COMMON/obj/judge/judge_check.o"} "$EXDIR/lib.a" $CHECK_LIBS $LDLIBS -lseccomp; then
+            "${judged[@]}" ${JUDGE:+"$COMMON/obj/judge/judge_check.o"} "${judge_check[@]}" "$EXDIR/lib.a" $CHECK_LIBS $LDLIBS -lseccomp; then
         stop "link error" "the suite $suite does not link with the submission: the linker's message is below"
     fi
     env "${worker_env[@]}" NL_WORKER_TIMEOUT="${NL_WORKER_TIMEOUT:-10}" NL_VERDICT_FD=3 NL_SUITE_NAME="$suite" NL_IMPLS="${IMPLS:-}" ${cl:+NORMLAB_CL_KERNELS="$cl"} \

@@ -89,6 +89,16 @@ for cfile in $(exercise_confs); do
         else
             printf 'WORKER=mpi\nWORKER_MISSING=%q\n' "this grader cannot build MPI programs (no Open MPI development files: libopenmpi-dev, pkg-config ompi-c)" >>"$e/conf.sh"
         fi
+    elif [ "$(conf "$cfile" worker)" = opencl ]; then
+        # An OpenCL kernel (exercise 08): the judge is the suite with the
+        # proxies of the registry's OpenCL functions (calls/reduce.def),
+        # its worker judge/cl_worker.c, where PoCL compiles and runs the
+        # student's kernel.
+        jflags=(-I"$here/judge" -I"$CODE/include" -I"$CODE" -DNL_CALLS_DEF="\"$here/judge/calls/reduce.def\"")
+        cc_quiet $cflags "${jflags[@]}" -DNL_JUDGE_EXEC=nl_cl_exec_worker -c "$here/judge/proxy.c" -o "$e/proxy.o"
+        cc_quiet $cflags "${jflags[@]}" -c "$here/judge/cl_judge.c" -o "$e/cl_judge.o"
+        cc_quiet $cflags "${jflags[@]}" -c "$here/judge/cl_worker.c" -o "$e/cl_worker.o"
+        echo "WORKER=opencl" >>"$e/conf.sh"
     elif [ -n "$src" ] && ! grep -q "^$base[[:space:]]" "$here/judge/calls/in-process.txt"; then
         for d in "$here/judge/calls" "$(dirname "$CODE")/calls"; do
             [ -f "$d/$base.def" ] && { def=$(cd "$d" && pwd)/$base.def; break; }

@@ -147,6 +147,12 @@ static void spawn(void)
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         struct rlimit core = {0, 0};
         setrlimit(RLIMIT_CORE, &core);
+#ifdef NL_JUDGE_EXEC
+        /* An exercise's own start of its worker (cl_judge.c for 08): does
+         * not return. */
+        void NL_JUDGE_EXEC(const char *worker_path);
+        NL_JUDGE_EXEC(path);
+#endif
         /* TRAP, not KILL: of two filters the stricter action wins, and
          * worker.c's SIGSYS handler names the refused call only if this
          * one traps too (before that handler exists, SIGSYS kills). */

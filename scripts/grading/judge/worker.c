@@ -273,6 +273,9 @@ static void report_refusal(int sig, siginfo_t *si, void *ctx)
     _exit(126);
 }
 
+/* cl_worker.c brings its own filter (PoCL compiles in the worker) and
+ * includes this file with NL_WORKER_OWN_LOCK_DOWN defined. */
+#ifndef NL_WORKER_OWN_LOCK_DOWN
 static void lock_down(void)
 {
     pid_t self = getpid();
@@ -310,6 +313,7 @@ static void lock_down(void)
         die("cannot install the seccomp filter");
     seccomp_release(f);
 }
+#endif
 
 int main(void)
 {
