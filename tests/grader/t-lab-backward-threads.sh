@@ -30,9 +30,13 @@ int nl_rmsnorm_bwd_fused(const float *x, const float *gamma, const float *mean,
 {
     (void)mean;
     (void)dbeta;'
-{   # racy: per-thread partials added in the order threads finish
+{   # racy: per-thread partials added in the order threads finish.  A
+    # static schedule gives every thread its share of the rows, so at 3 or
+    # more threads three nonzero partials meet in an order that changes from
+    # run to run; with schedule(dynamic) one thread could take all 611 short
+    # rows before the others woke, and the race showed only some runs.
     printf '%s\n#pragma omp parallel\n    {\n        float *part = calloc(d, sizeof *part);\n' "$head"
-    printf '#pragma omp for schedule(dynamic)\n        for (size_t r = 0; r < rows; r++) {\n'
+    printf '#pragma omp for schedule(static)\n        for (size_t r = 0; r < rows; r++) {\n'
     body part
     printf '        }\n#pragma omp critical\n        for (size_t i = 0; i < d; i++)\n            dgamma[i] += part[i];\n'
     printf '        free(part);\n    }\n    return 0;\n}\n'
