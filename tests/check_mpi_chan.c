@@ -176,7 +176,7 @@ static const char *judge_worker(void)
     return nl_build_program("normlab-mpi-worker", prog, sizeof prog);
 }
 
-static void judge_or_skip(void)
+static const char *judge_unavailable(void)
 {
     const char *why = NULL;
     const char *named = getenv("NL_MPI_WORKER");
@@ -195,9 +195,15 @@ static void judge_or_skip(void)
               "development files and libseccomp are installed (the grader builds its own)";
     if (why && getenv("NORMLAB_REQUIRE_MPI") && !strcmp(getenv("NORMLAB_REQUIRE_MPI"), "1"))
         ck_abort_msg("NORMLAB_REQUIRE_MPI=1 but %s", why);
-    if (why)
-        NL_SKIP(why);
+    return why;
 }
+/* A macro, not a function: NL_SKIP returns from the test itself. */
+#define judge_or_skip()                                \
+    do {                                               \
+        const char *why_ = judge_unavailable();        \
+        if (why_)                                      \
+            NL_SKIP(why_);                             \
+    } while (0)
 
 typedef struct {
     char out[JUDGE_CAP], err[8192];
