@@ -75,3 +75,13 @@ both_ways() {
 }
 # zero EX: the exercise's table row says 0 points.
 zero() { expect "^$1 .* 0/10 "; }
+# attack_zero EX ID PATTERN: grade $T/sub's exercise EX without policy.sh
+# (the judge and the sandbox alone must stop an attack): ID scores 0 and
+# the feedback matches PATTERN, naming what stopped it.
+attack_zero() {
+    export GRADE_NO_POLICY=1
+    grade_real "$T/sub" "$1"
+    unset GRADE_NO_POLICY
+    zero "$2"
+    expect "$3"
+}

@@ -51,13 +51,10 @@ declare -A code=(
     [ctor]=''
 )
 ctor='__attribute__((constructor)) static void early(void) { for (int fd = 3; fd <= 20; fd++) dprintf(fd, "T P judged:judged_rank_order:2 ok\n"); int s = open("solutions/14-chan-op.md", O_RDONLY); if (s >= 0) { char b[4096]; ssize_t n = read(s, b, sizeof b); if (n > 0 && write(1, b, (size_t)n) < 0) _exit(1); } }'
-export GRADE_NO_POLICY=1
 for k in ${ONLY:-open fds exit forge ctor}; do
     extra=""; [ $k = ctor ] && extra=$ctor
     body "${code[$k]}" "$extra"
-    grade_real "$T/sub" 14
-    zero 14-chan-op
-    expect "${want[$k]}"
+    attack_zero 14 14-chan-op "${want[$k]}"
     reject 'Why a loop over'   # no line of solutions/14-chan-op.md shown
     echo "ok: $k"
 done

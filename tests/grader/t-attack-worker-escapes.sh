@@ -45,12 +45,8 @@ declare -A code=(
 )
 for k in blind abrt jump fd4 fork; do
     body "${code[$k]}"
-    export GRADE_NO_POLICY=1
-    grade_real "$T/sub" 02
-    zero 02-rmsnorm
-    expect "${want[$k]}"
-    unset GRADE_NO_POLICY
-    grade_real "$T/sub" 02
+    attack_zero 02 02-rmsnorm "${want[$k]}"
+    grade_real "$T/sub" 02      # and with policy.sh
     zero 02-rmsnorm
     echo "ok: $k"
 done

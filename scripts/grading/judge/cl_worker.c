@@ -49,13 +49,9 @@ static void lock_down(void)
     pid_t self = getpid();
     scmp_filter_ctx f = seccomp_init(SCMP_ACT_TRAP);
     static const int plain[] = {
-        /* memory, threads, time, the end (as worker.c) */
-        SCMP_SYS(brk), SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(mprotect),
-        SCMP_SYS(madvise), SCMP_SYS(futex), SCMP_SYS(set_robust_list), SCMP_SYS(rseq),
-        SCMP_SYS(set_tid_address), SCMP_SYS(sched_yield), SCMP_SYS(sched_getaffinity),
-        SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(clock_gettime), SCMP_SYS(clock_nanosleep),
-        SCMP_SYS(nanosleep), SCMP_SYS(getrandom), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn),
-        SCMP_SYS(rt_sigaction), SCMP_SYS(sigaltstack), SCMP_SYS(exit), SCMP_SYS(exit_group),
+        NL_W_SECCOMP_BASE,
+        /* PoCL's threads and its compiler's start-up */
+        SCMP_SYS(set_tid_address), SCMP_SYS(rt_sigaction), SCMP_SYS(sigaltstack),
         SCMP_SYS(arch_prctl), SCMP_SYS(getrusage), SCMP_SYS(sysinfo), SCMP_SYS(uname),
         SCMP_SYS(getuid), SCMP_SYS(geteuid), SCMP_SYS(getgid), SCMP_SYS(getegid),
         /* files: PoCL's compiler, cache and linker */

@@ -111,6 +111,19 @@ static inline struct scmp_arg_cmp nl_w_arg0(enum scmp_compare op, scmp_datum_t a
     struct scmp_arg_cmp c = {0, op, a, b};
     return c;
 }
+
+/* What every worker's filter allows without conditions (worker.c,
+ * cl_worker.c, mpi_worker.c): memory (malloc, OpenMP's stacks), threads'
+ * waits, time, randomness for the C library, signal masks and returns,
+ * and the end.  Nothing here names a file, makes a descriptor or a
+ * process; each worker adds what it needs beyond this, with its reason. */
+#define NL_W_SECCOMP_BASE                                                                     \
+    SCMP_SYS(brk), SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(mprotect),     \
+        SCMP_SYS(madvise), SCMP_SYS(futex), SCMP_SYS(set_robust_list), SCMP_SYS(rseq),         \
+        SCMP_SYS(sched_yield), SCMP_SYS(sched_getaffinity), SCMP_SYS(getpid), SCMP_SYS(gettid), \
+        SCMP_SYS(clock_gettime), SCMP_SYS(clock_nanosleep), SCMP_SYS(nanosleep),                \
+        SCMP_SYS(getrandom), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn), SCMP_SYS(exit),  \
+        SCMP_SYS(exit_group)
 #endif
 
 #endif

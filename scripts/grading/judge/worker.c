@@ -281,13 +281,7 @@ static void lock_down(void)
     pid_t self = getpid();
     scmp_filter_ctx f = seccomp_init(SCMP_ACT_TRAP);
     static const int plain[] = {
-        /* memory (malloc, OpenMP's stacks), threads, time, and the end */
-        SCMP_SYS(brk), SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(mprotect),
-        SCMP_SYS(madvise), SCMP_SYS(futex), SCMP_SYS(set_robust_list), SCMP_SYS(rseq),
-        SCMP_SYS(sched_yield), SCMP_SYS(sched_getaffinity), SCMP_SYS(getpid), SCMP_SYS(gettid),
-        SCMP_SYS(clock_gettime), SCMP_SYS(clock_nanosleep), SCMP_SYS(nanosleep),
-        SCMP_SYS(getrandom), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn),
-        SCMP_SYS(exit), SCMP_SYS(exit_group),
+        NL_W_SECCOMP_BASE,
     };
     int ok = f != NULL;
     for (size_t i = 0; ok && i < sizeof plain / sizeof *plain; i++)
