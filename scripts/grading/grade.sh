@@ -10,7 +10,9 @@
 #                     only its plain files are read, never written.
 #   --out DIR         results (default build/grade): NAME.json (Gradescope's
 #                     results.json format), NAME.xml (JUnit, one testcase
-#                     per test with its points), NAME.txt (the report).
+#                     per test with its points), NAME.txt (the report),
+#                     NAME.tsv (a line per exercise: id, points, max,
+#                     status, the first line of its feedback).
 #   --name NAME       default: the folder's name (alice/exercises -> alice).
 #   --ex NN           one exercise (NN or NN-slug); results then go to
 #                     NAME-exNN.*, so a student's full results stay.
@@ -52,7 +54,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 EX_FILTER="" sub="" out="build/grade" name="" EXDIR="exercises" CODE="code"
 SUITES="tests" BUILD="build" stage="" quiet=""
-usage() { sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,51p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || case $1 in --quiet) ;; *) usage ;; esac
     case $1 in
@@ -206,7 +208,7 @@ if [ ! -f "$stage/starters.done" ]; then
     [ -n "$EX_FILTER" ] || [ -n "${LAB:-}" ] || touch "$stage/starters.done"
 fi
 
-rows=() details=() tests_json=() ex_json=() xml=()
+rows=() details=() tests_json=() ex_json=() xml=() tsv=()
 total=0 max=0 found=0
 for cfile in $(exercise_confs); do
     found=1
@@ -272,6 +274,10 @@ for cfile in $(exercise_confs); do
             [ "$r" = P ] && xml+=("$t</testcase>") || xml+=("$t<failure message=\"$(xml_str "$msg")\"/></testcase>")
         done <"$work/$id.counted"
     fi
+    # For scripts (the handout's status list): the first feedback line
+    # is the one that names the likely mistake.
+    tsv+=("$(printf '%s\t%s\t%s\t%s\t%s' "$id" "$(num "$got")" "$pts" "$status" \
+        "$(printf '%s\n' "$fb" | sed -E 's/^[[:space:]]+//; s/\t/ /g' | grep -m1 . | cut -c1-300)")")
     ex_json+=("{\"id\": $(json_str "$id"), \"title\": $(json_str "$title"), \"points\": $(num "$got"), \"max\": $pts, \"graded\": $([ $counted -eq 1 ] && echo true || echo false), \"status\": $(json_str "$status"), \"counted_tests\": $teeth, \"counted_passed\": $bit, \"feedback\": $(json_str "$fb")}")
 done
 if [ $found -eq 0 ]; then
@@ -313,6 +319,7 @@ join() { local IFS=,; printf '%s' "$*"; }
     echo "random inputs drawn with seed $seed (GRADE_SEED=$seed replays them)"
     echo "Score: $total_fmt/$max"
 } >"$out/$safe_name.txt"
+printf '%s\n' "${tsv[@]}" >"$out/$safe_name.tsv"
 [ -n "$quiet" ] || cat "$out/$safe_name.txt"
 [ "$total_fmt" = "$max" ] || [ "${GRADE_EXIT0:-}" = 1 ] || exit 1
 exit 0

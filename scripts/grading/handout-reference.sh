@@ -3,10 +3,12 @@
 # with: every .c file an exercise grades, compiled from the real code/ of
 # this tree with the grader's flags (lib.sh: the Makefile's, less -Werror
 # and sanitizers), debug information stripped, into DEST/obj/<path>.o,
-# and DEST/machine.txt (uname -m) so that a handout on another machine
-# knows they cannot link there.  No source is written.  lib.sh's
-# reference_build puts them in place of the student's objects of the other
-# exercises when the handout grades one exercise.
+# and DEST/machine.txt (the architecture $CC builds for, lib.sh's
+# target_arch: a cross build's objects are not this machine's) so that a
+# handout built for another architecture knows they cannot link there.
+# No source is written.  lib.sh's reference_build puts them in place of
+# the student's objects of the other exercises when the handout grades
+# one exercise.
 #
 # An exercise whose file is not C (08's reduce.cl, OpenCL C compiled at run
 # time) has no object to ship without its source: DEST/not-shipped.txt
@@ -37,4 +39,4 @@ mkdir -p "$dest/obj"
         echo "handout: the reference of $id ($file) does not compile" >&2; exit 1
     fi
 done
-uname -m >"$dest/machine.txt"
+target_arch >"$dest/machine.txt"

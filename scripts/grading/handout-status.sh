@@ -1,65 +1,126 @@
 #!/usr/bin/env bash
 # handout-status.sh [BUILD] — in the students' handout: which exercises are
-# done, which are in progress, which are not started, from the student's
-# own files (the handout builds code/ with exercises/NN-slug/<file> in
-# place of each exercise's file: mk/zz-handout.mk).
+# done, which are in progress, which are not started.
 #
 # An exercise is "not started" while its file still holds the starter's
-# TODO(NN-slug) line, "done" when every suite that exercises it passes
-# (run as the grader runs them, NL_IMPLS set), and "in progress" otherwise,
-# with the first failure.  Always exits 0: this is a list, not a verdict
-# (make test and make grade give those).  The suites run in the grader's
-# sandbox where one can be made (HANDOUT_STATUS_UNSANDBOXED=1: as you,
-# which is what happens, and is said, where none can).
+# TODO(NN-slug) line.  Every other one is graded as `make grade EX=NN`
+# grades it (grade.sh: in the sandbox, on its own code alone, the
+# reference objects standing in for the other exercises), so the list
+# and the grade never disagree: "done" is full marks, "in progress" shows
+# the grader's first feedback line.  (Issue 21: the list used to link the
+# student's own earlier exercises, and showed a correct 11 "in progress"
+# beside a starter 02 while the grade gave it 10/10.)
+#
+# A verdict is kept in BUILD/status/ with a checksum of what it was graded
+# from (the exercise's files, its exercise.conf and suites, the grader and
+# the reference objects), so `make` regrades only what changed.  Where no
+# sandbox can be made the grader refuses to run, and the list falls back
+# to running the suites on your own build, as you, and says so.
+#
+# Always exits 0: this is a list, not a verdict (make test and make grade
+# give those).  HANDOUT_EXERCISES=DIR reads another exercises/ (the
+# self-tests).
 set -u
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-EXDIR=exercises
-done_n=0 total=0 left=()
-# The suites run the student's code: in the grader's sandbox (sandbox.sh:
-# the handout read-only, no network, no home folder, an unprivileged uid
-# when run as root), where one can be made; plainly, and said, where not.
-root=$(pwd)
-if "$here/sandbox.sh" --probe >/dev/null 2>&1 && [ -z "${HANDOUT_STATUS_UNSANDBOXED:-}" ]; then
-    run_suite() {
-        "$here/sandbox.sh" --time 300 --ro "$root" /handout -- /bin/sh -c 'cd /handout && exec "$@"' sh \
-            /usr/bin/env NL_SUITE_NAME="$2" NL_IMPLS="$3" CK_VERBOSITY=normal POCL_CACHE_DIR=/tmp/pocl \
-            ${NL_TEST_SEED:+NL_TEST_SEED=$NL_TEST_SEED} "/handout/${1#"$root"/}"
-    }
-else
-    echo "(no sandbox can be made here: your suites run as you, unconfined)"
-    run_suite() { NL_SUITE_NAME=$2 NL_IMPLS=$3 CK_VERBOSITY=normal "$1"; }
-fi
-printf '%-22s %-12s %s\n' exercise state "what next"
+EXDIR=${HANDOUT_EXERCISES:-exercises}
+cache=$build/status
+mkdir -p "$cache/cache" || exit 0
+
+files_of() { "$here/exercises.sh" list code | awk -v id="$1" '$1 == id { print $2 }'; }
+
+# What a verdict depends on besides the student's files: a change to any
+# of them (a new handout, a rebuilt reference) regrades everything.
+grader_sum=$(cat "$here"/*.sh "$here/runner.c" "$here"/judge/*.[ch] "$REFERENCE/machine.txt" \
+    $(find "$REFERENCE/obj" -name '*.o' 2>/dev/null | LC_ALL=C sort) 2>/dev/null | sha256sum | cut -c1-64)
+verdict_key() {    # verdict_key ID CONF: the checksum a cached verdict must carry
+    local f s
+    {
+        printf '%s\n' "$grader_sum"
+        cat "$2"
+        for f in $(files_of "$1"); do cat "$EXDIR/$1/${f##*/}" 2>/dev/null; done
+        for s in $(conf "$2" suite | tr ',' ' '); do cat "tests/check_$s.c" 2>/dev/null; done
+    } | sha256sum | cut -c1-64
+}
+
+# 1. What the files say: not started, or edited (to be graded).
+ids=() state=() next=() to_grade=()
 for cfile in $(exercise_confs); do
-    id=$(basename "$(dirname "$cfile")") total=$((total + 1))
-    files=$("$here/exercises.sh" list code | awk -v id="$id" '$1 == id { print $2 }')
-    state=done next=""
-    for f in $files; do
-        s=exercises/$id/${f##*/}
-        if [ ! -f "$s" ]; then state="not started" next="$s is missing (make exercises writes it)"
-        elif grep -q "TODO($id)" "$s"; then state="not started" next="edit $s (see exercises/$id/README.md)"; fi
+    id=$(basename "$(dirname "$cfile")") s="" n=""
+    for f in $(files_of "$id"); do
+        p=$EXDIR/$id/${f##*/}
+        if [ ! -f "$p" ]; then s="not started" n="$p is missing (make exercises writes it)"
+        elif grep -q "TODO($id)" "$p"; then s="not started" n="edit $p (see exercises/$id/README.md)"; fi
     done
-    if [ "$state" = done ]; then
-        for suite in $(conf "$cfile" suite | tr ',' ' '); do
-            bin=$build/tests/check_$suite
-            [ -x "$bin" ] || { state="not built" next="run make first"; break; }
-            out=$(run_suite "$bin" "$suite" "$(conf "$cfile" impls)" 2>&1) && continue
-            state="in progress"
-            next=$(grep -m1 -E ':[EF]:' <<<"$out" | sed -E 's/^[^:]*:[0-9]+:[EF]:[^:]*:([^:]*):[0-9]+: /\1: /' | cut -c1-150)
-            [ -n "$next" ] || next="suite $suite fails (run $bin)"
-            break
-        done
+    if [ -z "$s" ]; then
+        key=$(verdict_key "$id" "$cfile")
+        if [ -f "$cache/cache/$id" ] && [ "$(head -n 1 "$cache/cache/$id")" = "$key" ]; then
+            s=$(sed -n 2p "$cache/cache/$id") n=$(sed -n 3p "$cache/cache/$id")
+        else
+            s=grade n=$key to_grade+=("$id")
+        fi
     fi
-    [ "$state" = done ] && done_n=$((done_n + 1)) || left+=("$id")
-    printf '%-22s %-12s %s\n' "$id" "$state" "$next"
+    ids+=("$id") state+=("$s") next+=("$n")
+done
+
+# 2. The edited exercises the cache does not hold: one grading run.
+fallback=""
+if [ ${#to_grade[@]} -gt 0 ]; then
+    echo "(grading ${to_grade[*]} as make grade does, on your code alone; unchanged files are not graded again)" >&2
+    rm -f "$cache/status.tsv"
+    LAB=$(IFS=,; printf '%s' "${to_grade[*]}") GRADE_EXIT0=1 \
+        "$here/grade.sh" --exercises "$EXDIR" --submission "$EXDIR" --build "$build" \
+        --out "$cache" --name status --quiet >"$cache/grade.log" 2>&1
+    case $? in
+    0) ;;
+    3) fallback="no sandbox can be made here: the grader refuses to run your code, so your suites ran as you, unconfined, on your own build (your other exercises' code included)" ;;
+    *) fallback="the grader could not run (its output: $cache/grade.log): your suites ran on your own build instead" ;;
+    esac
+fi
+
+# The fallback: the suites, as you, on your own build (which links your
+# other exercises: their mistakes show here too).
+suite_verdict() {   # suite_verdict ID CONF: prints "state<TAB>next"
+    local suite bin out
+    for suite in $(conf "$2" suite | tr ',' ' '); do
+        bin=$build/tests/check_$suite
+        [ -x "$bin" ] || { printf 'not built\trun make first\n'; return; }
+        out=$(NL_SUITE_NAME=$suite NL_IMPLS=$(conf "$2" impls) CK_VERBOSITY=normal "$bin" 2>&1) && continue
+        out=$(grep -m1 -E ':[EF]:' <<<"$out" | sed -E 's/^[^:]*:[0-9]+:[EF]:[^:]*:([^:]*):[0-9]+: /\1: /' | cut -c1-150)
+        printf 'in progress\t%s\n' "${out:-suite $suite fails (run $bin)}"; return
+    done
+    printf 'done\t\n'
+}
+
+[ -z "$fallback" ] || echo "($fallback)"
+printf '%-22s %-12s %s\n' exercise state "what next"
+done_n=0 left=()
+for i in "${!ids[@]}"; do
+    id=${ids[$i]} s=${state[$i]} n=${next[$i]}
+    if [ "$s" = grade ]; then
+        key=$n
+        if [ -n "$fallback" ]; then
+            IFS=$'\t' read -r s n < <(suite_verdict "$id" "$EXDIR/$id/exercise.conf")
+        elif IFS=$'\t' read -r _ got max st fb < <(awk -F'\t' -v id="$id" '$1 == id' "$cache/status.tsv" 2>/dev/null); then
+            case $st in
+            ok) s=done n="" ;;
+            skipped) s="not graded" n="no test of it counts on this machine (make grade EX=${id%%-*} says why)" ;;
+            *) s="in progress" n="$got/$max: ${fb:-$st}" ;;
+            esac
+            printf '%s\n%s\n%s\n' "$key" "$s" "$n" >"$cache/cache/$id"
+        else
+            s="not graded" n="the grader gave no verdict (see $cache/grade.log)"
+        fi
+    fi
+    [ "$s" = done ] && done_n=$((done_n + 1)) || left+=("$id")
+    printf '%-22s %-12s %s\n' "$id" "$s" "$(printf '%s' "$n" | cut -c1-160)"
 done
 echo
 if [ ${#left[@]} -eq 0 ]; then
-    echo "all $total exercises done: make test runs every suite on your code; make grade scores it"
+    echo "all ${#ids[@]} exercises done: make test runs every suite on your code; make grade scores it"
 else
-    echo "$done_n of $total exercises done; not done yet: ${left[*]}"
+    echo "$done_n of ${#ids[@]} exercises done; not done yet: ${left[*]}"
     echo "(make grade EX=NN scores one exercise, with the grader's feedback)"
 fi
 exit 0

@@ -56,10 +56,10 @@ export NORMLAB_BOOK_PARTIAL := 1
 ## handout-all — (the handout's `make`) build your code and list the exercises done and left
 handout-all: deps
 	@$(MAKE) --no-print-directory build
-	@scripts/grading/handout-status.sh $(BUILD)
+	@$(GRADE_ENV) scripts/grading/handout-status.sh $(BUILD)
 ## handout-status — which exercises are done, in progress, not started
 handout-status: build
-	@scripts/grading/handout-status.sh $(BUILD)
+	@$(GRADE_ENV) scripts/grading/handout-status.sh $(BUILD)
 MK
 } >"$mk"
 
@@ -67,7 +67,7 @@ MK
 # already edited: each edit is skipped when its result is there.
 if ! grep -q 'scripts/grading/handout-test.sh' Makefile; then
     grep -q '^	@scripts/ci/run-tests.sh $(BUILD)/tests $(TESTS)$' Makefile
-    sed -i 's|^	@scripts/ci/run-tests.sh $(BUILD)/tests $(TESTS)$|	@scripts/grading/handout-test.sh $(BUILD)/tests $(TESTS)|' Makefile
+    sed -i 's|^	@scripts/ci/run-tests.sh $(BUILD)/tests $(TESTS)$|	@$(GRADE_ENV) scripts/grading/handout-test.sh $(BUILD)/tests $(TESTS)|' Makefile
 fi
 if ! grep -q '^## Your handout' README.md; then
     grep -q '<!-- instructors:begin -->' README.md
@@ -75,7 +75,7 @@ if ! grep -q '^## Your handout' README.md; then
     sed -i '/^| `solutions\/` |/d; s/ (`SOLUTIONS=1` adds the answer key; / (/' README.md
     sed -i 's/^make          # installs missing packages (as root; otherwise prints the apt-get command), builds, runs `normlab demo`$/make          # installs missing packages (as root; otherwise prints the apt-get command), builds YOUR code, lists the exercises done and left/' README.md
     grep -q 'builds YOUR code' README.md
-    awk '/^## Start here/ && !done { print "## Your handout\n\nThis is the course as a student gets it: the answers are not in it. Each\nexercise is a file in `exercises/NN-slug/` (its README says what to do), and\nthe build compiles YOUR file in place of the course'"'"'s own, so everything runs\nyour code:\n\n- `make` builds and lists the exercises done, in progress and not started;\n- `make test` runs every suite on your code and ends with the same list\n  (green once every exercise is done);\n- `make grade EX=NN` scores exercise NN as the course'"'"'s grader does, in a\n  sandbox, with feedback that names the likely mistake first. It grades\n  exercise NN on its own: whatever else it calls\n  (exercise 10 uses 07'"'"'s row splitter, 12 uses 02'"'"'s RMSNorm, ...) is the\n  course'"'"'s reference code, so an exercise you have not done yet never costs\n  points in another. That reference ships compiled, without its source, in\n  `scripts/grading/reference/` (for the machine the handout was made on;\n  elsewhere the grader says so and uses your own code instead). Exercise\n  08 is OpenCL C, compiled when it runs: it has no compiled form to ship,\n  so a grade that ran OpenCL kernels would run your `reduce.cl` (those of\n  09-14 run none). `make` and `make test` run YOUR code everywhere;\n- `make book` prints the book with your code in its listings (and numbers\n  computed by your code: a stub shows as nan until you write it).\n\nIf your course uses GitHub Classroom, each push is graded by\n`.github/workflows/classroom.yml`: one step per exercise, points per test,\nthe same score as `make grade`.\n"; done = 1 } { print }' README.md >README.md.tmp && mv README.md.tmp README.md
+    awk '/^## Start here/ && !done { print "## Your handout\n\nThis is the course as a student gets it: the answers are not in it. Each\nexercise is a file in `exercises/NN-slug/` (its README says what to do), and\nthe build compiles YOUR file in place of the course'"'"'s own, so everything runs\nyour code:\n\n- `make` builds and lists the exercises done, in progress and not started:\n  each one you edited is judged as `make grade EX=NN` judges it, so the\n  list and your grade agree (a verdict is kept until its files change);\n- `make test` runs every suite on your code and ends with the same list\n  (green once every exercise is done);\n- `make grade EX=NN` scores exercise NN as the course'"'"'s grader does, in a\n  sandbox, with feedback that names the likely mistake first. It grades\n  exercise NN on its own: whatever else it calls\n  (exercise 10 uses 07'"'"'s row splitter, 12 uses 02'"'"'s RMSNorm, ...) is the\n  course'"'"'s reference code, so an exercise you have not done yet never costs\n  points in another. That reference ships compiled, without its source, in\n  `scripts/grading/reference/` (for the architecture the handout was built for;\n  elsewhere the grader says so and uses your own code instead). Exercise\n  08 is OpenCL C, compiled when it runs: it has no compiled form to ship,\n  so a grade that ran OpenCL kernels would run your `reduce.cl` (those of\n  09-14 run none). `make test` runs YOUR code everywhere;\n- `make book` prints the book with your code in its listings (and numbers\n  computed by your code: a stub shows as nan until you write it).\n\nIf your course uses GitHub Classroom, each push is graded by\n`.github/workflows/classroom.yml`: one step per exercise, points per test,\nthe same score as `make grade`.\n"; done = 1 } { print }' README.md >README.md.tmp && mv README.md.tmp README.md
 fi
 
 # The grader's reference objects are part of the handout (a Classroom

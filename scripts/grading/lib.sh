@@ -69,8 +69,8 @@ REFERENCE=${REFERENCE:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/reference}
 reference_build() {
     local b=$1 o=$2 f ab
     [ -f "$REFERENCE/machine.txt" ] || { printf '%s\n' "$b"; return; }
-    if [ "$(cat "$REFERENCE/machine.txt")" != "$(uname -m)" ]; then
-        echo "grade: the reference objects are for $(cat "$REFERENCE/machine.txt"), this is $(uname -m):" \
+    if [ "$(cat "$REFERENCE/machine.txt")" != "$(target_arch)" ]; then
+        echo "grade: the reference objects are for $(cat "$REFERENCE/machine.txt"), $CC here builds for $(target_arch):" \
              "your other exercises' code stands in for the reference, so their mistakes count here" >&2
         printf '%s\n' "$b"; return
     fi
@@ -81,6 +81,16 @@ reference_build() {
         mkdir -p "$o/obj/${f%/*}" && rm -f "$o/obj/$f" && cp "$REFERENCE/obj/$f" "$o/obj/$f"
     done
     printf '%s\n' "$o"
+}
+
+# The architecture $CC builds for (x86_64, aarch64, ...): what an object
+# is for, which is not the machine's own (uname -m) in a cross build.
+# gcc's and clang's triples differ past the first field, and their
+# objects link together, so the first field alone is compared.
+target_arch() {
+    local m
+    m=$($CC -dumpmachine 2>/dev/null) || m=$(uname -m)
+    printf '%s\n' "${m%%-*}"
 }
 
 isa_flags() {   # the Makefile's per-ISA flags, by file name

@@ -26,6 +26,21 @@ real_solution() {
     mkdir -p "$1/$2"
     for f in $(scripts/grading/exercises.sh list code | awk -v id="$2" '$1 == id { print $2 }'); do cp "$f" "$1/$2/"; done
 }
+# handout_build DIR: a build like the handout's, DIR/obj: this build's
+# objects with every exercise's C file replaced by its untouched starter
+# (the handout compiles the student's files in place of the course's).
+handout_build() {
+    local id f
+    mkdir -p "$1" && cp -R "${GRADE_BUILD:-build}/obj" "$1/obj"
+    scripts/grading/exercises.sh generate "$T/handout-starters" code >/dev/null
+    (. scripts/grading/lib.sh
+    scripts/grading/exercises.sh list code | while read -r id f; do
+        case $f in *.c) ;; *) continue ;; esac
+        # shellcheck disable=SC2086
+        $CC $cflags $(isa_flags "$f") -I"$(dirname "$f")" $(case $f in code/mpi/*) pkg-config --cflags ompi-c 2>/dev/null ;; esac) \
+            -c "$T/handout-starters/$id/${f##*/}" -o "$1/obj/${f%.c}.o" || exit 1
+    done)
+}
 # grade SUBDIR [grade.sh options]: the fixture exercises; output in
 # $T/out.txt, status in $rc, results in $T/results.
 grade() {

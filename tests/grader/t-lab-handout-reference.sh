@@ -7,16 +7,8 @@
 # with the reference objects handout-reference.sh ships it scores full,
 # without them it does not.
 . tests/grader/lib.sh
-. scripts/grading/lib.sh
 b=$T/handout-build
-mkdir -p "$b" && cp -R "${GRADE_BUILD:-build}/obj" "$b/obj"
-scripts/grading/exercises.sh generate "$T/starters" code >/dev/null
-scripts/grading/exercises.sh list code | while read -r id f; do
-    case $f in *.c) ;; *) continue ;; esac
-    # shellcheck disable=SC2086
-    $CC $cflags $(isa_flags "$f") -I"$(dirname "$f")" $(case $f in code/mpi/*) pkg-config --cflags ompi-c 2>/dev/null ;; esac) \
-        -c "$T/starters/$id/${f##*/}" -o "$b/obj/${f%.c}.o" || exit 1
-done
+handout_build "$b" || fail "cannot build the starters"
 real_solution "$T/sub" 11-fused-add
 REFERENCE=$T/none scripts/grading/grade.sh --submission "$T/sub" --ex 11 --out "$T/results" --build "$b" >"$T/out.txt" 2>&1
 reject '^Score: 10/10$'     # the test has teeth: the starters' objects do cost points
