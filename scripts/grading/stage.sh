@@ -60,7 +60,22 @@ lib_objs=()
 while read -r src; do
     [ -f "$BUILD/obj/${src%.c}.o" ] && lib_objs+=("$BUILD/obj/${src%.c}.o")
 done < <(find code -name '*.c' ! -path 'code/cli/*' | LC_ALL=C sort)
-while read -r o; do lib_objs+=("$o"); done < <(find "$BUILD/obj" -name '*.o' ! -path "$BUILD/obj/code/*" \
+# The library's table of embedded kernel sources holds every .cl file,
+# answers included (08's reduce.cl): the stage's own table holds the
+# kernels no exercise grades (those copied to common/cl above) and, for
+# each graded one, its starter, so no answer reaches the sandbox inside
+# lib.a, and a kernel built without the student's file (a test's own
+# folder of kernels) gets the starter's stub.
+embedded=$(find "$c/cl" -name '*.cl' | LC_ALL=C sort
+           printf '%s\n' "$graded" | awk '$2 ~ /\.cl$/ { n = split($2, p, "/"); print p[n] "\t" $1 }' |
+               while IFS=$'\t' read -r k id; do printf '%s\n' "$stage/starters/$id/$k"; done)
+# shellcheck disable=SC2086
+"$here/../tools/embed-cl.sh" "$stage/cl_kernels.c" $embedded || exit 2
+cc_quiet $cflags -c "$stage/cl_kernels.c" -o "$c/obj/cl_kernels.o"
+while read -r o; do
+    case $o in "$BUILD/obj/gen/cl_kernels.o") o=$c/obj/cl_kernels.o ;; esac
+    lib_objs+=("$o")
+done < <(find "$BUILD/obj" -name '*.o' ! -path "$BUILD/obj/code/*" \
     ! -path "$BUILD/obj/tests/*" ! -path "$BUILD/obj/scripts/*" 2>/dev/null | LC_ALL=C sort)
 [ ${#lib_objs[@]} -gt 0 ] || { echo "grade: no library objects in $BUILD/obj; run make build first" >&2; exit 2; }
 
