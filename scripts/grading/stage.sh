@@ -110,7 +110,7 @@ for cfile in $(exercise_confs); do
         # its worker judge/cl_worker.c, where PoCL compiles and runs the
         # student's kernel.
         jflags=(-I"$here/judge" -I"$CODE/include" -I"$CODE" -DNL_CALLS_DEF="\"$here/judge/calls/reduce.def\"")
-        cc_quiet $cflags "${jflags[@]}" -DNL_JUDGE_EXEC=nl_cl_exec_worker -c "$here/judge/proxy.c" -o "$e/proxy.o"
+        cc_quiet $cflags "${jflags[@]}" -DNL_JUDGE_EXEC=nl_cl_exec_worker -DNL_JUDGE_OPENCL -c "$here/judge/proxy.c" -o "$e/proxy.o"
         cc_quiet $cflags "${jflags[@]}" -c "$here/judge/cl_judge.c" -o "$e/cl_judge.o"
         cc_quiet $cflags "${jflags[@]}" -c "$here/judge/cl_worker.c" -o "$e/cl_worker.o"
         echo "WORKER=opencl" >>"$e/conf.sh"

@@ -76,6 +76,17 @@ static void failf(const char *fmt, ...)
     _exit(3); /* nl_judge_fail does not return */
 }
 
+/* Why a forbidden call ends the test, as the student should read it.  The
+ * OpenCL worker (exercise 08, cl_worker.c) lets PoCL's compiler use files
+ * and start the linker, so there only the rest is refused. */
+#ifdef NL_JUDGE_OPENCL
+#define REFUSED_WHY "a kernel and the host code around it compute: they do not signal or trace " \
+                    "other processes, open sockets or change namespaces"
+#else
+#define REFUSED_WHY "a graded function computes, it does not open files, write to descriptors, " \
+                    "signal or start processes"
+#endif
+
 /* What the worker's exit status says, for a test's message. */
 static void explain_death(const char *fn, const char *what, long refused)
 {
@@ -103,9 +114,7 @@ static void explain_death(const char *fn, const char *what, long refused)
         snprintf(call, sizeof call, "%s", name ? name : "unknown");
         free(name);
         failf("%s: your code made a system call the sandbox forbids (%s, number %ld) and was "
-              "killed: a graded function computes, it does not open files, write to "
-              "descriptors, signal or start processes",
-              fn, call, refused);
+              "killed: %s", fn, call, refused, REFUSED_WHY);
     }
     if (sig == SIGSEGV || sig == SIGBUS)
         failf("%s: your code crashed (%s): a read or write outside an array (each array "
