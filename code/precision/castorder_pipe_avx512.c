@@ -153,8 +153,12 @@ out32(nl_cast cast, int nt, const uint16_t *x, const float *w, const float *b, a
  * ways for both (chapter 8): each is the faster for its order. */
 static inline void prefetch4(const char *p, int l2)
 {
-    for (int k = 0; k < 256; k += 64)
-        _mm_prefetch(p + k, l2 ? _MM_HINT_T1 : _MM_HINT_T0);
+    for (int k = 0; k < 256; k += 64) {
+        if (l2)
+            _mm_prefetch(p + k, _MM_HINT_T1);
+        else
+            _mm_prefetch(p + k, _MM_HINT_T0);
+    }
 }
 
 /* The first sums of a row: of x (LayerNorm) and of x^2. */
@@ -241,8 +245,10 @@ row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float *w, 
         __m512 q0 = _mm512_setzero_ps(), q1 = q0, s0 = q0, s1 = q0;
         size_t end = d - i > BLOCK ? i + BLOCK : d;
         for (; i + 32 <= end; i += 32) {
-            if (pf)
-                _mm_prefetch(pf + 2 * i, ln ? _MM_HINT_T1 : _MM_HINT_T0);
+            if (pf && ln)
+                _mm_prefetch(pf + 2 * i, _MM_HINT_T1);
+            else if (pf)
+                _mm_prefetch(pf + 2 * i, _MM_HINT_T0);
             if (out) {
                 out16(dt, cast, nt, x, w, b, t, i, y);
                 out16(dt, cast, nt, x, w, b, t, i + 16, y);
