@@ -23,7 +23,9 @@ HALF_PERF_IMPLS ?= rmsnorm_llama_bf16_avx512 rmsnorm_llama_bf16_avx512_f32stats 
                    rmsnorm_llama_f16_avx512 rmsnorm_llama_f16_avx512_f32stats \
                    rmsnorm_gemma_bf16_avx512 rmsnorm_gemma_bf16_avx512_f32stats \
                    layernorm_torch_bf16_avx512 layernorm_torch_bf16_avx512_f32stats \
-                   layernorm_torch_f16_avx512 layernorm_torch_f16_avx512_f32stats
+                   layernorm_torch_f16_avx512 layernorm_torch_f16_avx512_f32stats \
+                   rmsnorm_llama_bf16_avx512_pipe rmsnorm_gemma_bf16_avx512_pipe \
+                   layernorm_torch_bf16_avx512_pipe layernorm_torch_f16_avx512_pipe
 HALF_PERF_SHAPE ?= 32 4096 400
 $(HALF_COUNT): $(BUILD)/obj/scripts/tools/half-count.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)

@@ -415,6 +415,48 @@ START_TEST(every_cast_order_is_near_the_double_reference)
 }
 END_TEST
 
+/* The pipe rung (castorder_pipe_avx512.c) sums RMSNorm's squares in the
+ * f32stats rung's order and rounds at the same points, so the two agree
+ * bit for bit; here on rows whose pointers are one element off the
+ * vector grid, widths that are not a multiple of 16 or 32, and with one
+ * tiny x in a full 32 in the middle of a row (its x*r is subnormal, which
+ * vcvtne2ps2bf16 would flush: the 32 must take the exact path). */
+START_TEST(pipe_rung_keeps_the_f32stats_bits)
+{
+    static const char *const pairs[][2] = {
+        {"rmsnorm_llama_bf16_avx512_pipe", "rmsnorm_llama_bf16_avx512_f32stats"},
+        {"rmsnorm_gemma_bf16_avx512_pipe", "rmsnorm_gemma_bf16_avx512_f32stats"},
+        {"rmsnorm_llama_f16_avx512_pipe", "rmsnorm_llama_f16_avx512_f32stats"},
+        {"rmsnorm_gemma_f16_avx512_pipe", "rmsnorm_gemma_f16_avx512_f32stats"},
+    };
+    const nl_half_impl *h = nl_find_half_impl(pairs[_i][0]), *f = nl_find_half_impl(pairs[_i][1]);
+    if (!h || !f)
+        NL_SKIP("no AVX-512 rungs on this architecture");
+    if (nl_half_unavailable(h))
+        NL_SKIP(nl_half_unavailable(h));
+    static const size_t ds[] = {31, 33, 97, 1000, 1056, 4097};
+    for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
+        size_t d = ds[k], rows = 7;
+        half_problem p = make(h, rows, d, 1, 77 + d);
+        uint16_t *xs = malloc((rows * d + 1) * 2), *ys = malloc((rows * d + 1) * 2);
+        memcpy(xs + 1, p.x, rows * d * 2); /* one element off the grid */
+        if (d > 64 && h->dtype == NL_DT_BF16)
+            xs[1 + 2 * d + 40] = nl_half_from_float(h->dtype, 1e-39f);
+        ck_assert_int_eq(f->fn(p.dt, xs + 1, p.gamma, p.beta, 1e-6f, rows, d, p.want), 0);
+        ck_assert_int_eq(h->fn(p.dt, xs + 1, p.gamma, p.beta, 1e-6f, rows, d, ys + 1), 0);
+        for (size_t i = 0; i < rows * d; i++)
+            NL_ASSERT_EACH(ys[1 + i] == p.want[i],
+                           "%s, %zu rows of d = %zu at an odd address: element [%zu][%zu] is "
+                           "0x%04x, %s gives 0x%04x. Same sums in the same order and the same "
+                           "rounding points must give the same bits: check the even/odd "
+                           "order of the weights and the zero test of the slow path.",
+                           h->name, rows, d, i / d, i % d, ys[1 + i], f->name, p.want[i]);
+        free(xs), free(ys);
+        release(&p);
+    }
+}
+END_TEST
+
 START_TEST(bad_arguments_are_refused)
 {
     uint16_t x[4] = {0}, y[4];
@@ -446,6 +488,7 @@ Suite *nl_suite(void)
     tcase_add_loop_test(reg, subnormal_outputs_survive, 0, (int)count_impls());
     tcase_add_loop_test(reg, outputs_larger_than_cache_are_the_same_bits, 0, (int)count_impls());
     tcase_add_loop_test(reg, every_cast_order_is_near_the_double_reference, 0, (int)count_impls());
+    tcase_add_loop_test(reg, pipe_rung_keeps_the_f32stats_bits, 0, 4);
     tcase_add_test(reg, bad_arguments_are_refused);
     suite_add_tcase(s, reg);
     return s;

@@ -25,9 +25,27 @@ static const paths by_cast[NL_CAST_COUNT] = {
     [NL_CAST_TORCH] = PATHS(layernorm_torch),
 };
 
+#if defined(__x86_64__)
+/* The fastest AVX-512 rung of each order, measured out of cache (chapter 8,
+ * "The third rung"): LayerNorm's pipelined rung, RMSNorm's f32stats. */
+static nl_half_fn fast_avx512(nl_cast cast)
+{
+    switch (cast) {
+    case NL_CAST_TORCH: return nl_layernorm_torch_pipe_avx512;
+    case NL_CAST_LLAMA: return nl_rmsnorm_llama_f32stats_avx512;
+    case NL_CAST_GEMMA: return nl_rmsnorm_gemma_f32stats_avx512;
+    default: return NULL;
+    }
+}
+#endif
+
 static nl_half_fn best_of(nl_cast cast)
 {
     paths p = by_cast[cast];
+#if defined(__x86_64__)
+    if (nl_isa_active() == NL_ISA_AVX512 && fast_avx512(cast))
+        return fast_avx512(cast);
+#endif
     switch (nl_isa_active()) {
     case NL_ISA_AVX512: return p.avx512 ? p.avx512 : p.scalar;
     case NL_ISA_AVX2: return p.avx2 ? p.avx2 : p.scalar;

@@ -18,16 +18,23 @@ static inline __m512 widen16(nl_dtype dt, __m256i h)
 }
 
 // @snippet bf16-narrow-avx512
-static inline __m256i narrow16(nl_dtype dt, __m512 v)
+/* Each fp32 lane rounded to bf16 (nearest, ties to even; NaN kept quiet),
+ * left in the low 16 bits of its 32-bit lane. */
+static inline __m512i bf16_round_lanes(__m512 v)
 {
-    if (dt == NL_DT_F16)
-        return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512i u = _mm512_castps_si512(v);
     __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
     __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))), 16);
     __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
                                             _mm512_set1_epi32(0x7f800000));
-    r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
+    return _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
+}
+
+static inline __m256i narrow16(nl_dtype dt, __m512 v)
+{
+    if (dt == NL_DT_F16)
+        return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512i r = bf16_round_lanes(v);
     /* the low 16 bits of each lane, gathered into the low 256 bits (one
      * vpermw; vpmovdw would do it too but becomes a slow store) */
     const __m512i even = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
