@@ -25,14 +25,16 @@
 #include "simd/simd.h"
 
 /* Narrow 16 full lanes. With `hw` (bf16 on an avx512_bf16 CPU) by
- * vcvtneps2bf16, which reads a subnormal lane as zero: such lanes are
- * noted in *sub (one vfpclassps, no branch in the loop), and a row that
- * had one is computed again with the integer trick (practically never). */
-static inline __attribute__((always_inline)) __m256i narrow_full(nl_dtype dt, int hw, __m512 v,
-                                                                 __mmask16 *sub)
+ * vcvtneps2bf16, which reads a subnormal lane as zero: a vector with one
+ * (one vfpclassps finds it) takes the exact integer trick instead, before
+ * it is stored.  Fixed up here, not by computing the row again: in place
+ * (y == x) the row's x is gone by then.  The branch is practically never
+ * taken, so it is always predicted. */
+static inline __attribute__((always_inline)) __m256i narrow_full(nl_dtype dt, int hw, __m512 v)
 {
     if (hw && dt == NL_DT_BF16) {
-        *sub |= _mm512_fpclass_ps_mask(v, 0x20); /* 0x20: denormal */
+        if (__builtin_expect(_mm512_fpclass_ps_mask(v, 0x20) != 0, 0)) /* 0x20: denormal */
+            return narrow16(dt, v);
         return narrow16_bf16_hw(v);
     }
     return narrow16(dt, v);
@@ -61,22 +63,20 @@ static inline __attribute__((always_inline)) void prefetch_next(const uint16_t *
 }
 
 /* The elementwise pass of RMSNorm: y = round(x * inv) * w (llama) or
- * round(x * inv * w) (gemma, w = 1 + weight); `w` widened to fp32.
- * Returns nonzero when a vcvtneps2bf16 lane was subnormal. */
-static inline __attribute__((always_inline)) int
+ * round(x * inv * w) (gemma, w = 1 + weight); `w` widened to fp32. */
+static inline __attribute__((always_inline)) void
 rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const float *w,
          float inv, size_t d, uint16_t *y, const uint16_t *next)
 {
     const __m512 vinv = _mm512_set1_ps(inv);
-    __mmask16 sub = 0;
     size_t i = 0;
     for (; i + 16 <= d; i += 16) {
         prefetch_next(next, i);
         __m512 xr = _mm512_mul_ps(load16(dt, x + i, 0xffff), vinv);
         if (cast == NL_CAST_LLAMA) /* round x*r to the dtype, multiply in the dtype */
-            xr = widen16(dt, narrow_full(dt, hw, xr, &sub));
+            xr = widen16(dt, narrow_full(dt, hw, xr));
         __m512 out = _mm512_mul_ps(xr, _mm512_loadu_ps(w + i));
-        put16(nt, y + i, narrow_full(dt, hw, out, &sub));
+        put16(nt, y + i, narrow_full(dt, hw, out));
     }
     if (i < d) { /* the tail: masked, narrowed by the exact integer trick */
         __mmask16 k = nl_mask16(d - i);
@@ -86,22 +86,20 @@ rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const flo
         __m512 out = _mm512_mul_ps(xr, _mm512_maskz_loadu_ps(k, w + i));
         _mm256_mask_storeu_epi16(y + i, k, narrow16(dt, out));
     }
-    return sub != 0;
 }
 
 /* torch's LayerNorm elementwise: ((x * rstd + shift) * g) + b, no FMA. */
-static inline __attribute__((always_inline)) int
+static inline __attribute__((always_inline)) void
 ln_pass(nl_dtype dt, int hw, int nt, const uint16_t *x, const float *g, const float *b,
         float rstdf, float shiftf, size_t d, uint16_t *y, const uint16_t *next)
 {
     const __m512 shift = _mm512_set1_ps(shiftf), rstd = _mm512_set1_ps(rstdf);
-    __mmask16 sub = 0;
     size_t i = 0;
     for (; i + 16 <= d; i += 16) {
         prefetch_next(next, i);
         __m512 t = _mm512_add_ps(_mm512_mul_ps(load16(dt, x + i, 0xffff), rstd), shift);
         t = _mm512_add_ps(_mm512_mul_ps(t, _mm512_loadu_ps(g + i)), _mm512_loadu_ps(b + i));
-        put16(nt, y + i, narrow_full(dt, hw, t, &sub));
+        put16(nt, y + i, narrow_full(dt, hw, t));
     }
     if (i < d) {
         __mmask16 k = nl_mask16(d - i);
@@ -110,7 +108,6 @@ ln_pass(nl_dtype dt, int hw, int nt, const uint16_t *x, const float *g, const fl
         t = _mm512_add_ps(t, _mm512_maskz_loadu_ps(k, b + i));
         _mm256_mask_storeu_epi16(y + i, k, narrow16(dt, t));
     }
-    return sub != 0;
 }
 
 /* One row from its first fp32 sum `s` (LayerNorm: of x; RMSNorm: of x^2;
@@ -123,12 +120,10 @@ one_row(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const floa
     if (cast == NL_CAST_TORCH) {
         float meanf, rstdf;
         ln_stats_of(dt, x, d, eps, s, &meanf, &rstdf);
-        if (ln_pass(dt, hw, nt, x, w, b, rstdf, -rstdf * meanf, d, y, next))
-            ln_pass(dt, 0, nt, x, w, b, rstdf, -rstdf * meanf, d, y, NULL);
+        ln_pass(dt, hw, nt, x, w, b, rstdf, -rstdf * meanf, d, y, next);
     } else {
         float inv = rms_inv_of(dt, x, d, eps, s);
-        if (rms_pass(dt, hw, nt, cast, x, w, inv, d, y, next))
-            rms_pass(dt, 0, nt, cast, x, w, inv, d, y, NULL);
+        rms_pass(dt, hw, nt, cast, x, w, inv, d, y, next);
     }
 }
 
