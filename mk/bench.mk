@@ -86,13 +86,17 @@ $(BENCH_FIG).png: $(BENCH_FIG).pdf
 # PyPI into a virtual environment under build/ (never system-wide, never
 # by `make test` or CI), timed by scripts/bench/peers.py on the shapes of a
 # `normlab bench` run made now, against that run's copy roof, each
-# checked against the double reference first. PEERS_PIP names the
+# checked against the double reference first; backward rows (*_bwd*) get
+# the peers' backward (ONNX Runtime's inference build has none). PEERS_PIP names the
 # packages (torch's PyPI wheel brings its CUDA libraries: a few GiB).
 PEERS_VENV ?= $(BUILD)/peers-venv
 PEERS_PIP ?= numpy onnx onnxruntime "jax[cpu]" torch
 PEERS_FRAMEWORKS ?= torch,jax,ort
 PEERS_BENCH_FLAGS ?= --dtype f32,bf16 --shape 4096x4096,16384x8192 --samples 9 --no-peer \
-    --impl rmsnorm_best,layernorm_best,rmsnorm_omp,layernorm_omp,rmsnorm_llama_bf16_avx512_f32stats,layernorm_torch_bf16_avx512_f32stats,rmsnorm_llama_bf16_f32stats_omp,layernorm_torch_bf16_f32stats_omp
+    --impl rmsnorm_best,layernorm_best,rmsnorm_omp,layernorm_omp,rmsnorm_llama_bf16_avx512_f32stats,layernorm_torch_bf16_avx512_f32stats,rmsnorm_llama_bf16_f32stats_omp,layernorm_torch_bf16_f32stats_omp,$(PEERS_BWD_IMPLS)
+# The backward rows the peers' backward stands beside (chapter 10): the
+# skew rungs, one thread and threaded; the fused rung where AVX-512 is absent.
+PEERS_BWD_IMPLS ?= rmsnorm_bwd_fused,layernorm_bwd_fused,rmsnorm_bwd_avx512_skew,layernorm_bwd_avx512_skew,rmsnorm_bwd_skew_omp,layernorm_bwd_skew_omp
 PEERS_CSV ?= $(BUILD)/peers.csv
 
 $(PEERS_VENV)/.installed:

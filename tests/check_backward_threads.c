@@ -6,6 +6,10 @@
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "backward/backward.h"
 #include "grad.h"
@@ -93,6 +97,50 @@ START_TEST(partials_add_in_chunk_order)
 }
 END_TEST
 
+/* The chunk partials are kept between calls: a call that allocated them
+ * afresh each time paid a page fault for each of their pages (glibc maps a
+ * block of 32 MiB or more anew on every malloc: a fifth of the LayerNorm
+ * skew rung's time at 16384 x 8192).  malloc is told to map every block
+ * of 64 KiB or more, so that the 320 KiB of partials here would fault as
+ * they do out of cache; Check runs each test in its own process. */
+static long minor_faults(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
+}
+
+START_TEST(partials_are_kept_between_calls)
+{
+#if !defined(__GLIBC__)
+    NL_SKIP("needs glibc's mallopt to make malloc map its blocks");
+#else
+    const nl_bwd_impl *impl = nl_find_bwd_impl(threaded[_i]);
+    ck_assert_msg(impl, "%s is not registered", threaded[_i]);
+    if (!nl_name_selected(impl->name))
+        NL_SKIP("not selected by NL_IMPLS");
+    NL_SKIP_UNLESS_RUNS(impl->name, impl->requires, nl_bwd_impl_unavailable(impl));
+    if (mallopt(M_MMAP_THRESHOLD, 64 * 1024) != 1)
+        NL_SKIP("this malloc refuses mallopt (a sanitizer's?): the page faults would not "
+                "show a fresh allocation");
+    omp_set_dynamic(0);
+    omp_set_num_threads(1);
+    const size_t rows = 131, d = 8192, chunks = (rows + NL_BWD_CHUNK_ROWS - 1) / NL_BWD_CHUNK_ROWS;
+    nl_bwd_problem p = nl_bwd_problem_new(impl->norm, rows, d, NL_TEST_EPS, 91);
+    nl_bwd_run(impl, &p); /* the first call allocates them */
+    long before = minor_faults();
+    nl_bwd_run(impl, &p);
+    long faults = minor_faults() - before;
+    long pages = (long)(chunks * d * sizeof(float) * (impl->norm == NL_LAYERNORM ? 2 : 1) / 4096);
+    nl_bwd_problem_free(&p);
+    ck_assert_msg(faults < pages / 4,
+                  "%s, %zu x %zu: the second call took %ld page faults (its partials are %ld "
+                  "pages): keep the partials' memory from call to call instead of allocating "
+                  "it afresh", impl->name, rows, d, faults, pages);
+#endif
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("backward_threads");
@@ -101,6 +149,8 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, same_bits_for_every_thread_count, 0,
                         (int)(sizeof threaded / sizeof threaded[0]));
     tcase_add_test(tc, partials_add_in_chunk_order);
+    tcase_add_loop_test(tc, partials_are_kept_between_calls, 0,
+                        (int)(sizeof threaded / sizeof threaded[0]));
     suite_add_tcase(s, tc);
     return s;
 }

@@ -23,6 +23,7 @@ static const char *const kernels[] = {
     "layernorm_avx512", "layernorm_welford_avx512", "rmsnorm_avx512",
     "layernorm_avx512_nt", "rmsnorm_avx512_nt",
     "layernorm_avx512_pf", "rmsnorm_avx512_pf", "layernorm_avx512_shift",
+    "layernorm_avx512_block",
     "layernorm_neon", "rmsnorm_neon",
     "layernorm_best", "rmsnorm_best",
 };
@@ -261,6 +262,42 @@ END_TEST
 #endif
 
 #if defined(__x86_64__)
+/* The block rung takes four rows at a time once the call spills out of L2
+ * (131 x 8192: 8 MiB of x and y): the shift rung's arithmetic, so its bits,
+ * on every row, including a row redone two-pass (a far head), a row in
+ * double (|x| ~ 1e20) and the last three rows, which are not a block. */
+START_TEST(block_rung_keeps_the_shift_bits)
+{
+    const nl_impl *blk = nl_find_impl("layernorm_avx512_block");
+    const nl_impl *shift = nl_find_impl("layernorm_avx512_shift");
+    ck_assert(blk && shift);
+    const char *why = nl_impl_unavailable(blk);
+    if (why) {
+        char msg[256];
+        nl_skip_reason(msg, sizeof msg, blk->name, why);
+        NL_SKIP(msg);
+    }
+    nl_problem p = nl_problem_new(131, 8192);
+    size_t n = p.rows * p.d;
+    nl_fill_gauss(p.x, n, 0.5, 2.0, 63);
+    nl_fill_const(p.x + 5 * p.d, 16, 1000.0f);
+    nl_fill_gauss(p.x + 9 * p.d, p.d, 0.0, 1e20, 64);
+    fill_params(&p, 65);
+    float *want = nl_alloc(n * sizeof(float));
+    ck_assert(want);
+    ck_assert(nl_output_spills(p.rows, p.d));
+    shift->fn(p.x, p.gamma, p.beta, 1e-5f, p.rows, p.d, want);
+    blk->fn(p.x, p.gamma, p.beta, 1e-5f, p.rows, p.d, p.y);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(memcmp(&p.y[i], &want[i], sizeof(float)) == 0,
+                      "%s: y[row %zu, col %zu] = %a, %s gives %a: a block of rows must do "
+                      "each row's arithmetic exactly as one row alone", blk->name, i / p.d,
+                      i % p.d, p.y[i], shift->name, want[i]);
+    nl_free(want);
+    nl_problem_free(&p);
+}
+END_TEST
+
 /* Streaming stores need 64-byte aligned addresses: shift y through all 16
  * float offsets and compare with the ordinary-store kernel bit for bit. */
 START_TEST(streaming_heads_every_offset)
@@ -312,7 +349,7 @@ START_TEST(normlab_isa_forces_each_path)
     static const struct { const char *env; nl_isa isa; const char *ln, *rms; } paths[] = {
         {"scalar", NL_ISA_SCALAR, "layernorm_vec", "rmsnorm_vec"},
         {"avx2", NL_ISA_AVX2, "layernorm_avx2", "rmsnorm_avx2"},
-        {"avx512", NL_ISA_AVX512, "layernorm_avx512", "rmsnorm_avx512"},
+        {"avx512", NL_ISA_AVX512, "layernorm_avx512_block", "rmsnorm_avx512"},
         {"neon", NL_ISA_NEON, "layernorm_neon", "rmsnorm_neon"},
     };
     const size_t rows = 3, d = 1031, n = rows * d;
@@ -379,6 +416,7 @@ Suite *nl_suite(void)
 #if defined(__x86_64__)
     tcase_add_test(td, streaming_heads_every_offset);
     tcase_add_test(td, shifted_stats_redo_a_far_shift);
+    tcase_add_test(td, block_rung_keeps_the_shift_bits);
 #endif
     tcase_add_test(td, normlab_isa_forces_each_path);
     suite_add_tcase(s, td);

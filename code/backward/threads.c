@@ -21,7 +21,7 @@ void nl_bwd_add_partials(float *dst, const float *parts, size_t nparts, size_t d
 {
     /* Blocks of columns, so each thread's running sums stay in L1 while it
      * walks down the chunks; every column is still summed in chunk order. */
-    enum { COLS = 256 };
+    enum { COLS = 1024 };
 #pragma omp parallel for schedule(static) if (nparts * d > 65536)
     for (size_t c0 = 0; c0 < d; c0 += COLS) {
         size_t n = d - c0 < COLS ? d - c0 : COLS;
@@ -36,6 +36,29 @@ void nl_bwd_add_partials(float *dst, const float *parts, size_t nparts, size_t d
 }
 // @end
 
+/* The partials' memory, kept from call to call on the calling thread.
+ * Out of cache they are 2/32 of x's bytes per tensor: 32 MiB for a
+ * LayerNorm backward of 16384 x 8192, which glibc's malloc gives as a
+ * fresh mmap every call (at or above its 32 MiB mmap threshold), so
+ * every call paid 8192 page faults and the kernel's zeroing of the pages:
+ * on one thread about a fifth of the skew rung's time (chapter 10).  Grown,
+ * never shrunk; one buffer per thread that calls, so concurrent callers
+ * do not share it. */
+static _Thread_local struct {
+    float *p;
+    size_t floats;
+} scratch;
+
+static float *partials(size_t floats)
+{
+    if (floats > scratch.floats) {
+        nl_free(scratch.p);
+        scratch.p = nl_alloc(floats * sizeof(float));
+        scratch.floats = scratch.p ? floats : 0;
+    }
+    return scratch.p;
+}
+
 // @snippet bwd-chunked
 int nl_bwd_chunked(nl_backward_fn fn, int fills, nl_norm norm, const float *x, const float *gamma,
                    const float *mean, const float *rstd, const float *dy, size_t rows,
@@ -45,7 +68,7 @@ int nl_bwd_chunked(nl_backward_fn fn, int fills, nl_norm norm, const float *x, c
         return 0;
     const size_t chunks = (rows + NL_BWD_CHUNK_ROWS - 1) / NL_BWD_CHUNK_ROWS;
     const int ln = norm == NL_LAYERNORM;
-    float *pg = nl_alloc(chunks * d * sizeof(float) * (ln ? 2 : 1));
+    float *pg = partials(chunks * d * (ln ? 2 : 1));
     if (!pg)
         return NL_ENOMEM;
     float *pb = ln ? pg + chunks * d : NULL;
@@ -84,7 +107,6 @@ int nl_bwd_chunked(nl_backward_fn fn, int fills, nl_norm norm, const float *x, c
         if (ln)
             nl_bwd_add_partials(dbeta, pb, chunks, d);
     }
-    nl_free(pg);
     return rc;
 }
 // @end

@@ -105,14 +105,7 @@ int nl_layernorm_avx2(const float *x, const float *gamma, const float *beta,
         const float *xr = x + r * d;
         float mf = row_sum(xr, d) / (float)d, s1, s2, corr, inv;
         row_dev(xr, d, mf, &s1, &s2);
-        if (isfinite(s2)) {
-            corr = s1 / (float)d;
-            float var = s2 / (float)d - corr * corr;
-            inv = 1.0f / sqrtf((var > 0.0f ? var : 0.0f) + eps);
-        } else { /* |x| too large for float squares: rare, so slow is fine */
-            nl_row_stats_wide(xr, d, 1, eps, &mf, &inv);
-            corr = 0.0f;
-        }
+        nl_ln_row_scale(xr, d, eps, s1, s2, &mf, &corr, &inv);
         row_out(xr, gamma, beta, mf, corr, inv, d, y + r * d);
     }
     return 0;

@@ -62,14 +62,7 @@ int nl_layernorm_neon(const float *x, const float *gamma, const float *beta,
         float *yr = y + r * d;
         float mf = row_sum(xr, d) / (float)d, s1, s2, corr, inv;
         row_dev(xr, d, mf, &s1, &s2);
-        if (isfinite(s2)) {
-            corr = s1 / (float)d;
-            float var = s2 / (float)d - corr * corr;
-            inv = 1.0f / sqrtf((var > 0.0f ? var : 0.0f) + eps);
-        } else {
-            nl_row_stats_wide(xr, d, 1, eps, &mf, &inv);
-            corr = 0.0f;
-        }
+        nl_ln_row_scale(xr, d, eps, s1, s2, &mf, &corr, &inv);
         const float32x4_t m = vdupq_n_f32(mf), c = vdupq_n_f32(corr), s = vdupq_n_f32(inv);
         size_t i = 0;
         for (; i + 4 <= d; i += 4) {

@@ -69,14 +69,7 @@ int nl_layernorm_vec(const float *x, const float *gamma, const float *beta,
         float *yr = y + r * d;
         float mf = sum_all(xr, d) / (float)d, s1, s2, corr, inv;
         sum_dev(xr, d, mf, &s1, &s2);
-        if (isfinite(s2)) {
-            corr = s1 / (float)d;
-            float var = s2 / (float)d - corr * corr;
-            inv = 1.0f / sqrtf((var > 0.0f ? var : 0.0f) + eps);
-        } else {
-            nl_row_stats_wide(xr, d, 1, eps, &mf, &inv);
-            corr = 0.0f;
-        }
+        nl_ln_row_scale(xr, d, eps, s1, s2, &mf, &corr, &inv);
         const float m = mf, c = corr, s = inv; /* not address-taken: registers */
         size_t i = 0;
         for (; i + LANES <= d; i += LANES) {

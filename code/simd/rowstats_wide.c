@@ -28,3 +28,21 @@ void nl_row_stats_wide(const float *x, size_t d, int center, float eps,
     *inv = (float)(1.0 / sqrt(m2 / (double)d + (double)eps));
 }
 // @end
+
+/* A LayerNorm row's scale from its two-pass sums about mf (s1 of x - mf,
+ * s2 of its squares): the correction s1/d, and 1/sqrt(var + eps), the
+ * variance clamped at 0 against rounding; a row whose squares overflowed
+ * (s2 not finite) is redone in double, mf with it.  Every LayerNorm
+ * kernel of chapters 5 and 6 ends its statistics here. */
+void nl_ln_row_scale(const float *x, size_t d, float eps, float s1, float s2, float *mf,
+                     float *corr, float *inv)
+{
+    if (isfinite(s2)) {
+        *corr = s1 / (float)d;
+        float var = s2 / (float)d - *corr * *corr;
+        *inv = 1.0f / sqrtf((var > 0.0f ? var : 0.0f) + eps);
+    } else { /* |x| too large for float squares: rare, so slow is fine */
+        nl_row_stats_wide(x, d, 1, eps, mf, inv);
+        *corr = 0.0f;
+    }
+}

@@ -39,6 +39,8 @@ float nl_sumsq(const float *x, size_t n);
  * center != 0: LayerNorm (mean and variance), else RMSNorm (mean 0). */
 void nl_row_stats_wide(const float *x, size_t d, int center, float eps,
                        float *mean, float *inv);
+void nl_ln_row_scale(const float *x, size_t d, float eps, float s1, float s2, float *mf,
+                     float *corr, float *inv);
 
 /* Whether rows x d of input and output together exceed this core's cache:
  * then the _best kernels stream their output and prefetch the next row. */
@@ -58,6 +60,7 @@ NL_DECLARE_KERNEL(layernorm_avx512_nt);
 NL_DECLARE_KERNEL(rmsnorm_avx512_nt);
 NL_DECLARE_KERNEL(layernorm_avx512_pf);
 NL_DECLARE_KERNEL(layernorm_avx512_shift);
+NL_DECLARE_KERNEL(layernorm_avx512_block);
 NL_DECLARE_KERNEL(rmsnorm_avx512_pf);
 NL_DECLARE_KERNEL(layernorm_neon);
 NL_DECLARE_KERNEL(rmsnorm_neon);

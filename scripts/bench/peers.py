@@ -14,7 +14,20 @@ registry's tolerance (2e-5), bf16/fp16 rows in ulps of the dtype (the
 bound the Llama order is held to: 2). A peer that fails its check is
 written with status "invalid" and not timed. Rows are written with
 peer = 1, the framework and its version in `impl`, and the copy_gbps of
-OURS.csv's rows of the same group: the roof of the same run. OUT is OURS
+OURS.csv's rows of the same group: the roof of the same run.
+
+Backward rows (an impl named *_bwd*, 12 bytes per element: x and dy read,
+dx written) get the peers' backward on the same shape: PyTorch's
+aten::native_layer_norm_backward given the forward's mean and rstd, and for
+RMSNorm autograd through F.rms_norm (torch has no CPU kernel for
+aten::_fused_rms_norm_backward, so the backward is its composite's), JAX's
+jax.vjp of the same jitted function. Each is checked first, as our
+backward is, on the batch's first 256 rows against a double reference:
+the largest error of dx, dgamma and dbeta relative to the tensor's largest
+magnitude, against the registry's 1e-5. ONNX Runtime's inference build has
+no gradient kernels (LayerNormalizationGrad is registered only when ORT is
+built for training), so it has no backward row; the CSV says so in a
+comment. OUT is OURS
 with the peer rows after each group's own rows, so `normlab bench --show
 OUT` prints them beside ours. It is never a dependency of `make test`.
 
@@ -32,6 +45,7 @@ import time
 
 TOL_F32 = 2e-5
 TOL_ULPS = 2.0
+TOL_BWD = 1e-5  # the backward registry's (code/backward/registry.def)
 CHECK_ROWS = 256
 
 
@@ -178,60 +192,209 @@ def ort_fn(norm, dtype, x, g, b, eps, threads):
     return call, lambda y: y, "ort-%s/%s" % (ort.__version__, what)
 
 
+def is_backward(impl):
+    return "_bwd" in impl
+
+
+def backward_data(x):
+    """dy as the bench makes it: x one row further on (so that dy is not x)."""
+    import numpy as np
+    return np.roll(x, -1, axis=0)
+
+
+def reference_bwd(norm, x, g, dy, eps):
+    """dx, dgamma and (LayerNorm) dbeta in double, from the formula."""
+    import numpy as np
+    x, g, dy = (a.astype(np.float64) for a in (x, g, dy))
+    if norm == "RMSNorm":
+        r = 1.0 / np.sqrt((x * x).mean(axis=1, keepdims=True) + eps)
+        xh = x * r
+    else:
+        m = x.mean(axis=1, keepdims=True)
+        r = 1.0 / np.sqrt(((x - m) ** 2).mean(axis=1, keepdims=True) + eps)
+        xh = (x - m) * r
+    gy = dy * g
+    proj = (gy * xh).mean(axis=1, keepdims=True)
+    if norm == "RMSNorm":
+        dx = r * (gy - xh * proj)
+        return dx, (dy * xh).sum(axis=0)
+    dx = r * (gy - gy.mean(axis=1, keepdims=True) - xh * proj)
+    return dx, (dy * xh).sum(axis=0), dy.sum(axis=0)
+
+
+def rel_err(got, want):
+    """The bench's measure for a gradient: worst |got - want| over the
+    tensor's largest |want| (nl_grad_rel_err)."""
+    import numpy as np
+    scale = float(np.max(np.abs(want)))
+    worst = float(np.max(np.abs(got.astype(np.float64) - want)))
+    return worst / scale if scale > 0 else worst
+
+
+def torch_bwd(norm, x, g, b, dy, eps, threads):
+    """A call that runs the backward alone (the forward's saved tensors
+    made beforehand, as our kernels are given mean and rstd)."""
+    import torch
+    torch.set_num_threads(threads)
+    tx, tg, tb, tdy = (torch.from_numpy(a) for a in (x, g, b, dy))
+    d = x.shape[1]
+    if norm == "LayerNorm":
+        _, mean, rstd = torch.ops.aten.native_layer_norm(tx, [d], tg, tb, eps)
+
+        def call():
+            with torch.no_grad():
+                return torch.ops.aten.native_layer_norm_backward(
+                    tdy, tx, [d], mean, rstd, tg, tb, [True, True, True])
+        what = "layer_norm_bwd"
+    else:
+        xr, gr = tx.clone().requires_grad_(), tg.clone().requires_grad_()
+        y = torch.nn.functional.rms_norm(xr, (d,), gr, eps)
+
+        def call():
+            return torch.autograd.grad(y, (xr, gr), tdy, retain_graph=True)
+        what = "rms_norm_autograd"
+    return call, lambda out: tuple(t.numpy() for t in out), \
+        "torch-%s/%s" % (torch.__version__.split("+")[0], what)
+
+
+def jax_bwd(norm, x, g, b, dy, eps, threads):
+    """jax.vjp of the forward, jitted whole: XLA recomputes the statistics
+    from x inside the backward (nothing is saved between the two calls)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    jx, jg, jb, jdy = (jax.device_put(jnp.asarray(a)) for a in (x, g, b, dy))
+    if norm == "LayerNorm":
+        def f(x, g, b):
+            m = x.mean(-1, keepdims=True)
+            v = ((x - m) ** 2).mean(-1, keepdims=True)
+            return (x - m) * jax.lax.rsqrt(v + eps) * g + b
+        bwd = jax.jit(lambda x, g, b, dy: jax.vjp(f, x, g, b)[1](dy))
+        args = (jx, jg, jb, jdy)
+    else:
+        def f(x, g):
+            return x * jax.lax.rsqrt((x * x).mean(-1, keepdims=True) + eps) * g
+        bwd = jax.jit(lambda x, g, dy: jax.vjp(f, x, g)[1](dy))
+        args = (jx, jg, jdy)
+
+    def call():
+        return jax.block_until_ready(bwd(*args))
+    return call, lambda out: tuple(np.asarray(t) for t in out), "jax-%s/vjp_%s" % (
+        jax.__version__, "layer_norm" if norm == "LayerNorm" else "rms_norm")
+
+
+def ort_bwd(norm, x, g, b, dy, eps, threads):
+    import onnxruntime as ort
+    return ("ONNX Runtime %s (the inference package) has no backward rows: its CPU build "
+            "registers no gradient kernel (LayerNormalizationGrad is built only with "
+            "ENABLE_TRAINING_OPS, in onnxruntime-training)" % ort.__version__)
+
+
+BACKWARD = {"torch": torch_bwd, "jax": jax_bwd, "ort": ort_bwd}
+
+
 FRAMEWORKS = {"torch": torch_fn, "jax": jax_fn, "ort": ort_fn}
+
+
+def timed(call, samples):
+    """Two warm-up calls, then `samples` timed ones: median, p10, p90."""
+    for _ in range(2):
+        call()
+    times = []
+    for _ in range(samples):
+        t0 = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    q = lambda p: times[min(len(times) - 1, int(p * (len(times) - 1) + 0.5))]
+    return dict(status="ok", samples=len(times), median_s=q(0.5), p10_s=q(0.1), p90_s=q(0.9))
+
+
+def forward_row(spec, grp, row):
+    """The forward peer of one group, checked then timed; None: no such peer."""
+    import numpy as np
+    rows, d, dtype, norm, t = grp["rows"], grp["d"], grp["dtype"], grp["norm"], spec["threads"]
+    eps = 1e-5
+    x, g, b = data(rows, d)
+    xq, gq, bq = (to_dtype_f32(a, dtype) for a in (x, g, b))
+    made = FRAMEWORKS[spec["framework"]](norm, dtype, xq, gq, bq, eps, t)
+    if made is None:
+        return None
+    call, as_np, name = made
+    row.update(impl=name)
+    y = as_np(call())
+    k = min(rows, CHECK_ROWS)
+    pick = np.linspace(0, rows - 1, k).astype(int)
+    want = reference(norm, xq[pick], gq, bq, eps)
+    if dtype == "f32":
+        err, tol = float(np.max(np.abs(y[pick] - want))), TOL_F32
+    else:
+        scale = 2 * np.abs(bq.astype(np.float64)) if norm == "LayerNorm" else None
+        err, tol = ulps(dtype, y[pick], want, scale), TOL_ULPS
+    row.update(max_err=err, tol=tol)
+    del y
+    if not err <= tol:
+        return dict(row, status="invalid")
+    return dict(row, **timed(call, spec["samples"]))
+
+
+def backward_row(spec, grp, row, notes):
+    """The backward peer of one group: checked on the first CHECK_ROWS rows
+    (dgamma sums over the batch, so the check runs its own small batch, as
+    the bench's does), then timed on the whole shape."""
+    rows, d, norm, t = grp["rows"], grp["d"], grp["norm"], spec["threads"]
+    eps = 1e-5
+    if grp["dtype"] != "f32":
+        return None  # our backward kernels are f32
+    x, g, b = data(rows, d)
+    k = min(rows, CHECK_ROWS)
+    xs = x[:k].copy()
+    dys = backward_data(xs)
+    made = BACKWARD[spec["framework"]](norm, xs, g, b, dys, eps, t)
+    if isinstance(made, str):
+        if made not in notes:
+            notes.append(made)
+        return None
+    call, as_np, name = made
+    row.update(impl=name)
+    got = as_np(call())
+    want = reference_bwd(norm, xs, g, dys, eps)
+    err = max(rel_err(gt, w) for gt, w in zip(got, want))
+    row.update(max_err=err, tol=TOL_BWD)
+    del call, got
+    if not err <= TOL_BWD:
+        return dict(row, status="invalid")
+    call, _, _ = BACKWARD[spec["framework"]](norm, x, g, b, backward_data(x), eps, t)
+    return dict(row, **timed(call, spec["samples"]))
 
 
 def child(spec):
     """One framework, one thread count, every group of the spec: JSON rows."""
-    import numpy as np
     t = spec["threads"]
     os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:t])
-    out = []
+    out, notes = [], []
     for grp in spec["groups"]:
-        rows, d, dtype, norm = grp["rows"], grp["d"], grp["dtype"], grp["norm"]
-        eps = 1e-5
-        x, g, b = data(rows, d)
-        xq, gq, bq = (to_dtype_f32(a, dtype) for a in (x, g, b))
-        made = FRAMEWORKS[spec["framework"]](norm, dtype, xq, gq, bq, eps, t)
-        if made is None:
-            continue
-        call, as_np, name = made
-        row = dict(grp, impl=name, threads=t)
+        row = dict(grp, threads=t, impl=spec["framework"])
         try:
-            y = as_np(call())
+            if grp["pass"] == "bwd":
+                made = backward_row(spec, grp, row, notes)
+            else:
+                made = forward_row(spec, grp, row)
         except Exception as e:  # a peer that cannot run this is a row that says so
-            row.update(status="error", why=str(e).splitlines()[0][:200])
-            out.append(row)
-            continue
-        k = min(rows, CHECK_ROWS)
-        pick = np.linspace(0, rows - 1, k).astype(int)
-        want = reference(norm, xq[pick], gq, bq, eps)
-        if dtype == "f32":
-            err, tol = float(np.max(np.abs(y[pick] - want))), TOL_F32
-        else:
-            scale = 2 * np.abs(bq.astype(np.float64)) if norm == "LayerNorm" else None
-            err, tol = ulps(dtype, y[pick], want, scale), TOL_ULPS
-        row.update(max_err=err, tol=tol)
-        if not err <= tol:
-            row.update(status="invalid")
-            out.append(row)
-            continue
-        times = []
-        for _ in range(2):
-            call()
-        for _ in range(spec["samples"]):
-            t0 = time.perf_counter()
-            call()
-            times.append(time.perf_counter() - t0)
-        times.sort()
-        q = lambda p: times[min(len(times) - 1, int(p * (len(times) - 1) + 0.5))]
-        row.update(status="ok", samples=len(times), median_s=q(0.5), p10_s=q(0.1), p90_s=q(0.9))
-        out.append(row)
-        del y, x, g, b, xq, call
-    json.dump(out, sys.stdout)
+            made = dict(row, status="error", why=str(e).splitlines()[0][:200])
+        if made is not None:
+            out.append(made)
+    json.dump({"rows": out, "notes": notes}, sys.stdout)
 
 
 # ------------------------------------------------------------ the parent
+
+def group_key(r):
+    """Rows that share a roof and a peer: shape, threads, dtype, norm and
+    whether they are forward or backward."""
+    return (int(r["rows"]), int(r["d"]), int(r["threads"]), r["dtype"] or "f32", r["norm"],
+            "bwd" if is_backward(r["impl"]) else "fwd")
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -268,7 +431,7 @@ def main():
     for r in rows:
         if r.get("device", "cpu") not in ("cpu", "") or r.get("peer") == "1":
             continue
-        key = (int(r["rows"]), int(r["d"]), int(r["threads"]), r["dtype"] or "f32", r["norm"])
+        key = group_key(r)
         if key not in groups:
             groups[key] = {"roofs": [], "regime": r.get("regime", ""), "bpe": r["bytes_per_elem"],
                            "roof": r.get("roof", "")}
@@ -280,12 +443,12 @@ def main():
     if not order:
         fail("%s has no CPU rows to stand beside" % a.csv)
     load_before = os.getloadavg()
-    versions, peer_rows = [], {}
+    versions, peer_rows, notes = [], {}, []
     threads = sorted({k[2] for k in order})
     for fw in wanted:
         for t in threads:
             spec = {"framework": fw, "threads": t, "samples": a.samples,
-                    "groups": [{"rows": k[0], "d": k[1], "dtype": k[3], "norm": k[4]}
+                    "groups": [{"rows": k[0], "d": k[1], "dtype": k[3], "norm": k[4], "pass": k[5]}
                                for k in order if k[2] == t]}
             env = dict(os.environ, OMP_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t),
                        XLA_FLAGS="--xla_cpu_multi_thread_eigen=%s intra_op_parallelism_threads=%d"
@@ -298,8 +461,10 @@ def main():
                 last = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
                 print("peers: %s skipped: %s" % (fw, last), file=sys.stderr)
                 break
-            for r in json.loads(p.stdout):
-                key = (r["rows"], r["d"], r["threads"], r["dtype"], r["norm"])
+            got = json.loads(p.stdout)
+            notes += [n for n in got["notes"] if n not in notes]
+            for r in got["rows"]:
+                key = (r["rows"], r["d"], r["threads"], r["dtype"], r["norm"], r["pass"])
                 peer_rows.setdefault(key, []).append(r)
                 v = r["impl"].split("/")[0]
                 if v not in versions:
@@ -309,20 +474,19 @@ def main():
             fh.write(c + "\n")
         fh.write("# peers: %s, timed by scripts/bench/peers.py against this run's copy roof\n"
                  % (", ".join(versions) or "none could run"))
+        for n in notes:
+            fh.write("# peers: %s\n" % n)
         fh.write("# load: 1/5/15-minute load average %.2f %.2f %.2f when the peers started, "
                  "%.2f %.2f %.2f when they ended (a shared machine: compare fractions of copy)\n"
                  % (load_before + os.getloadavg()))
         fh.write(",".join(header) + "\n")
         w = csv.DictWriter(fh, fieldnames=header, extrasaction="ignore", lineterminator="\n")
-        done = set()
+        # each group's peers after the group's last row of ours
+        last = {group_key(r): i for i, r in enumerate(rows)}
         for i, r in enumerate(rows):
             w.writerow(r)
-            key = (int(r["rows"]), int(r["d"]), int(r["threads"]), r["dtype"] or "f32", r["norm"])
-            nxt = rows[i + 1] if i + 1 < len(rows) else None
-            nkey = None if nxt is None else (int(nxt["rows"]), int(nxt["d"]), int(nxt["threads"]),
-                                             nxt["dtype"] or "f32", nxt["norm"])
-            if key in groups and key not in done and nkey != key:
-                done.add(key)
+            key = group_key(r)
+            if key in groups and last[key] == i:
                 g = groups[key]
                 roofs = sorted(g["roofs"])
                 roof = roofs[len(roofs) // 2] if roofs else float("nan")
