@@ -28,7 +28,9 @@ EXDIR=${HANDOUT_EXERCISES:-exercises}
 cache=$build/status
 mkdir -p "$cache/cache" || exit 0
 
-files_of() { "$here/exercises.sh" list code | awk -v id="$1" '$1 == id { print $2 }'; }
+# Every exercise's files, listed once (exercises.sh reads every marked source).
+graded=$("$here/exercises.sh" list code)
+files_of() { awk -v id="$1" '$1 == id { print $2 }' <<<"$graded"; }
 
 # What a verdict depends on besides the student's files: a change to any
 # of them (a new handout, a rebuilt reference) regrades everything.
