@@ -3,7 +3,7 @@
  * chapter 5's AVX-512 kernels; when the call's rows spill out of the
  * core's cache, the _pf kernels (streaming stores of y, next row
  * prefetched) take over, with the same bits.  Bits: those of
- * rmsnorm_avx512 / layernorm_avx512 on the updated residual. */
+ * rmsnorm_avx512 / layernorm_avx512_shift on the updated residual. */
 #include "block/block.h"
 #include "simd/avx512_util.h"
 #include "simd/simd.h"
@@ -23,6 +23,9 @@ static void add_avx512(float *residual, const float *x, size_t n)
 }
 
 static const nl_fused_plan rms = {add_avx512, nl_rmsnorm_avx512, nl_rmsnorm_avx512_pf};
-static const nl_fused_plan ln = {add_avx512, nl_layernorm_avx512, nl_layernorm_avx512_pf};
+/* LayerNorm's pair is the shift rung, the arithmetic of layernorm_best on
+ * this ISA (its block rung has the shift rung's bits): layernorm_omp and
+ * the fused kernels then share one row kernel and round alike. */
+static const nl_fused_plan ln = {add_avx512, nl_layernorm_avx512_shift, nl_layernorm_avx512_shift_pf};
 NL_FUSED_RUNG(nl_fused_blocked, fused_add_, _avx512, rms, ln)
 // @end

@@ -3,8 +3,10 @@
  * The choice is made per call, not per row, and costs a getenv and a few
  * loads: nothing next to a row of LLM width.
  *
- * Numerics: those of the kernel chosen (corrected two-pass for LayerNorm,
- * all within tol 1e-5 on unit-scale data, |x| ~ 1e20 handled); different
+ * Numerics: those of the kernel chosen (for LayerNorm corrected two-pass,
+ * or with AVX-512 the block rung, whose bits are the shift rung's: one-pass
+ * shifted statistics with a two-pass redo when the shift is far; all
+ * within tol 1e-5 on unit-scale data, |x| ~ 1e20 handled); different
  * paths round differently, so results may differ in the last bits from
  * one ISA to another, never between runs on one machine. */
 #include "simd/simd.h"
@@ -15,8 +17,7 @@ int nl_layernorm_best(const float *x, const float *gamma, const float *beta,
 {
     switch (nl_isa_active()) {
 #if defined(__x86_64__)
-    case NL_ISA_AVX512: return (nl_output_spills(rows, d) ? nl_layernorm_avx512_pf
-                                : nl_layernorm_avx512)(x, gamma, beta, eps, rows, d, y);
+    case NL_ISA_AVX512: return nl_layernorm_avx512_block(x, gamma, beta, eps, rows, d, y);
     case NL_ISA_AVX2:   return nl_layernorm_avx2(x, gamma, beta, eps, rows, d, y);
 #elif defined(__aarch64__)
     case NL_ISA_NEON:   return nl_layernorm_neon(x, gamma, beta, eps, rows, d, y);

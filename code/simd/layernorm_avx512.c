@@ -269,12 +269,20 @@ int nl_layernorm_avx512_pf(const float *x, const float *gamma, const float *beta
 }
 
 /* One pass of statistics instead of two; output streamed with the next row
- * prefetched once the call spills out of L2, as in layernorm_best. */
+ * prefetched once the call spills out of L2. */
 int nl_layernorm_avx512_shift(const float *x, const float *gamma, const float *beta,
                               float eps, size_t rows, size_t d, float *y)
 {
     return nl_output_spills(rows, d) ? layernorm_rows(x, gamma, beta, eps, rows, d, y, 1, 1, 1)
                                      : layernorm_rows(x, gamma, beta, eps, rows, d, y, 0, 0, 1);
+}
+
+/* The shift rung streamed whatever the call's size: the fused add +
+ * LayerNorm hands it one cache block of a call that spills as a whole. */
+int nl_layernorm_avx512_shift_pf(const float *x, const float *gamma, const float *beta,
+                                 float eps, size_t rows, size_t d, float *y)
+{
+    return layernorm_rows(x, gamma, beta, eps, rows, d, y, 1, 1, 1);
 }
 
 /* The shift rung four rows at a time, once the call spills out of L2 and

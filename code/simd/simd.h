@@ -60,6 +60,7 @@ NL_DECLARE_KERNEL(layernorm_avx512_nt);
 NL_DECLARE_KERNEL(rmsnorm_avx512_nt);
 NL_DECLARE_KERNEL(layernorm_avx512_pf);
 NL_DECLARE_KERNEL(layernorm_avx512_shift);
+NL_DECLARE_KERNEL(layernorm_avx512_shift_pf);
 NL_DECLARE_KERNEL(layernorm_avx512_block);
 NL_DECLARE_KERNEL(rmsnorm_avx512_pf);
 NL_DECLARE_KERNEL(layernorm_neon);
