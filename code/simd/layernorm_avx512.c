@@ -82,32 +82,52 @@ static void row_dev(const float *x, size_t d, float mf, float *s1, float *s2)
 /* One pass for both statistics: sums of x - K and (x - K)^2 with K the
  * mean of the row's first (up to) 16 values.  Then mean = K + s1/d and
  * var = s2/d - (s1/d)^2, which cancels by the factor 1 + (mean - K)^2/var:
- * small when K is near the mean, which the caller checks (*far). */
-static void row_shifted(const float *x, size_t d, float *k_out, float *s1, float *s2)
+ * small when K is near the mean, which row_stats checks.
+ * In pieces (begin, 32 columns, tail, end) so that the block rung can
+ * take a row's sums inside another loop with the same roundings. */
+typedef struct { __m512 k, c0, c1, q0, q1; float kf; } shift_sums;
+
+static inline shift_sums shift_begin(const float *x, size_t d)
 {
     size_t n0 = d < 16 ? d : 16;
     __m512 first = _mm512_maskz_loadu_ps(nl_mask16(n0), x);
     const float kf = _mm512_reduce_add_ps(first) / (float)n0;
-    const __m512 k = _mm512_set1_ps(kf);
-    __m512 c0 = _mm512_setzero_ps(), c1 = c0, q0 = c0, q1 = c0;
-    size_t i = 0;
-    for (; i + 32 <= d; i += 32) {
-        __m512 v0 = _mm512_sub_ps(_mm512_loadu_ps(x + i), k);
-        __m512 v1 = _mm512_sub_ps(_mm512_loadu_ps(x + i + 16), k);
-        c0 = _mm512_add_ps(c0, v0);
-        c1 = _mm512_add_ps(c1, v1);
-        q0 = _mm512_fmadd_ps(v0, v0, q0);
-        q1 = _mm512_fmadd_ps(v1, v1, q1);
-    }
+    const __m512 z = _mm512_setzero_ps();
+    return (shift_sums){_mm512_set1_ps(kf), z, z, z, z, kf};
+}
+
+static inline void shift_step32(shift_sums *a, const float *x)
+{
+    __m512 v0 = _mm512_sub_ps(_mm512_loadu_ps(x), a->k);
+    __m512 v1 = _mm512_sub_ps(_mm512_loadu_ps(x + 16), a->k);
+    a->c0 = _mm512_add_ps(a->c0, v0);
+    a->c1 = _mm512_add_ps(a->c1, v1);
+    a->q0 = _mm512_fmadd_ps(v0, v0, a->q0);
+    a->q1 = _mm512_fmadd_ps(v1, v1, a->q1);
+}
+
+/* Columns i.. of the row, fewer than 32 left; then the three sums. */
+static inline void shift_end(shift_sums *a, const float *x, size_t i, size_t d,
+                             float *k_out, float *s1, float *s2)
+{
     for (; i < d; i += 16) {
         __mmask16 m = d - i >= 16 ? (__mmask16)0xFFFF : nl_mask16(d - i);
-        __m512 v = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, x + i), k);
-        c0 = _mm512_add_ps(c0, v);
-        q0 = _mm512_fmadd_ps(v, v, q0);
+        __m512 v = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, x + i), a->k);
+        a->c0 = _mm512_add_ps(a->c0, v);
+        a->q0 = _mm512_fmadd_ps(v, v, a->q0);
     }
-    *k_out = kf;
-    *s1 = _mm512_reduce_add_ps(_mm512_add_ps(c0, c1));
-    *s2 = _mm512_reduce_add_ps(_mm512_add_ps(q0, q1));
+    *k_out = a->kf;
+    *s1 = _mm512_reduce_add_ps(_mm512_add_ps(a->c0, a->c1));
+    *s2 = _mm512_reduce_add_ps(_mm512_add_ps(a->q0, a->q1));
+}
+
+static void row_shifted(const float *x, size_t d, float *k_out, float *s1, float *s2)
+{
+    shift_sums a = shift_begin(x, d);
+    size_t i = 0;
+    for (; i + 32 <= d; i += 32)
+        shift_step32(&a, x + i);
+    shift_end(&a, x, i, d, k_out, s1, s2);
 }
 // @end
 
@@ -196,16 +216,18 @@ layernorm_rows(const float *x, const float *gamma, const float *beta, float eps,
 }
 
 // @snippet ln-avx512-block
-/* The block rung: the shift rung's statistics for four rows, then one
- * output loop over the columns for all four, so that gamma and beta are
- * loaded once per four rows.  At d = 8192 they are 64 KiB, more than L1:
- * the shift rung's output pass fetched three lines from L2 for each line
- * it streamed out (x's row, gamma, beta), RMSNorm's two, and that third
- * stream was the difference (chapter 6: 62 against 70 ms with beta given
- * as gamma's array).  The next block's rows are prefetched into L2 during
- * the loop, a line per row and trip, as the pf rung does for one row.
- * The arithmetic is the shift rung's, element by element, so y has its
- * bits.  Needs d % 16 == 0 and y 64-byte aligned; the caller checks. */
+/* The block rung: four rows at a time, so that gamma and beta are loaded
+ * once per four rows of output, and skewed, so that the loop that writes
+ * block b also takes the shifted sums of block b + 1.  At d = 8192 gamma
+ * and beta are 64 KiB, more than L1: the shift rung's output pass fetched
+ * three lines from L2 for each line it streamed out (x's row, gamma,
+ * beta), RMSNorm's two.  Taking a block's sums in a loop of their own left
+ * memory idle while they ran from L2; in the output loop, the next
+ * block's lines are asked of memory while y's lines go out, as in a copy
+ * (chapter 6 has both measured).  Each row's arithmetic is the shift rung's, piece for
+ * piece (shift_begin, shift_step32, shift_end, row_stats, out16), so y
+ * has its bits.  Needs d % 16 == 0 and y 64-byte aligned; the caller
+ * checks. */
 #ifndef NL_LN_BLOCK_ROWS /* a knob for trying other block heights */
 #define NL_LN_BLOCK_ROWS 4
 #endif
@@ -217,32 +239,52 @@ static inline __m512 out16_with(__m512 xv, __m512 g, __m512 b, stats16 st)
     return _mm512_fmadd_ps(_mm512_mul_ps(t, st.inv), g, b);
 }
 
+/* Block xb's rows out, from its statistics st, 16 columns from c on. */
+static inline __attribute__((always_inline)) void
+block_out16(const float *xb, const float *gamma, const float *beta, const stats16 *st,
+            size_t c, size_t d, float *yb)
+{
+    const __m512 g = _mm512_loadu_ps(gamma + c), b = _mm512_loadu_ps(beta + c);
+    #pragma GCC unroll 8
+    for (int j = 0; j < LN_BLOCK; j++)
+        _mm512_stream_ps(yb + (size_t)j * d + c,
+                         out16_with(_mm512_loadu_ps(xb + (size_t)j * d + c), g, b, st[j]));
+}
+
 static int layernorm_blocked(const float *x, const float *gamma, const float *beta, float eps,
                              size_t rows, size_t d, float *y)
 {
+    stats16 st[LN_BLOCK];
+    for (int j = 0; j < LN_BLOCK; j++) { /* the first block's sums alone */
+        float kf, s1, s2;
+        row_shifted(x + (size_t)j * d, d, &kf, &s1, &s2);
+        st[j] = row_stats(x + (size_t)j * d, d, eps, 1, kf, s1, s2);
+    }
     size_t r = 0;
-    for (; r + LN_BLOCK <= rows; r += LN_BLOCK) {
-        stats16 st[LN_BLOCK];
-        const float *xn[LN_BLOCK];
-        #pragma GCC unroll 8
-        for (int j = 0; j < LN_BLOCK; j++) {
-            const float *xr = x + (r + j) * d;
-            float kf, s1, s2;
-            row_shifted(xr, d, &kf, &s1, &s2);
-            st[j] = row_stats(xr, d, eps, 1, kf, s1, s2);
-            size_t nr = r + LN_BLOCK + j < rows ? r + LN_BLOCK + j : rows - 1;
-            xn[j] = x + nr * d;
-        }
-        for (size_t i = 0; i < d; i += 16) {
-            const __m512 g = _mm512_loadu_ps(gamma + i), b = _mm512_loadu_ps(beta + i);
+    for (; r + 2 * LN_BLOCK <= rows; r += LN_BLOCK) {
+        const float *xb = x + r * d, *xn = xb + LN_BLOCK * d;
+        shift_sums a[LN_BLOCK];
+        for (int j = 0; j < LN_BLOCK; j++)
+            a[j] = shift_begin(xn + (size_t)j * d, d);
+        size_t i = 0;
+        for (; i + 32 <= d; i += 32) {
+            block_out16(xb, gamma, beta, st, i, d, y + r * d);
+            block_out16(xb, gamma, beta, st, i + 16, d, y + r * d);
             #pragma GCC unroll 8
-            for (int j = 0; j < LN_BLOCK; j++) {
-                _mm_prefetch((const char *)(xn[j] + i), _MM_HINT_T1);
-                _mm512_stream_ps(y + (r + j) * d + i,
-                                 out16_with(_mm512_loadu_ps(x + (r + j) * d + i), g, b, st[j]));
-            }
+            for (int j = 0; j < LN_BLOCK; j++)
+                shift_step32(&a[j], xn + (size_t)j * d + i);
+        }
+        for (size_t c = i; c < d; c += 16)
+            block_out16(xb, gamma, beta, st, c, d, y + r * d);
+        for (int j = 0; j < LN_BLOCK; j++) {
+            float kf, s1, s2;
+            shift_end(&a[j], xn + (size_t)j * d, i, d, &kf, &s1, &s2);
+            st[j] = row_stats(xn + (size_t)j * d, d, eps, 1, kf, s1, s2);
         }
     }
+    for (size_t c = 0; c < d; c += 16) /* the last block: no next one to sum */
+        block_out16(x + r * d, gamma, beta, st, c, d, y + r * d);
+    r += LN_BLOCK;
     if (r < rows) /* the last rows, fewer than a block: the shift rung's loop */
         layernorm_rows(x + r * d, gamma, beta, eps, rows - r, d, y + r * d, 1, 1, 1);
     _mm_sfence(); /* streamed lines become visible before we return */
@@ -290,8 +332,9 @@ int nl_layernorm_avx512_shift_pf(const float *x, const float *gamma, const float
 int nl_layernorm_avx512_block(const float *x, const float *gamma, const float *beta,
                              float eps, size_t rows, size_t d, float *y)
 {
-    if (rows == 0 || d < 16 || d % 16 != 0 || ((uintptr_t)y & 63) != 0 ||
+    if (rows < LN_BLOCK || d < 16 || d % 16 != 0 || ((uintptr_t)y & 63) != 0 ||
         !nl_output_spills(rows, d))
         return nl_layernorm_avx512_shift(x, gamma, beta, eps, rows, d, y);
     return layernorm_blocked(x, gamma, beta, eps, rows, d, y);
 }
+
