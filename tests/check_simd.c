@@ -237,12 +237,7 @@ START_TEST(shifted_stats_redo_a_far_shift)
 {
     const nl_impl *impl = nl_find_impl("layernorm_avx512_shift");
     ck_assert(impl);
-    const char *why = nl_impl_unavailable(impl);
-    if (why) {
-        char msg[256];
-        nl_skip_reason(msg, sizeof msg, impl->name, why);
-        NL_SKIP(msg);
-    }
+    NL_SKIP_UNLESS_RUNS(impl->name, impl->requires, nl_impl_unavailable(impl));
     nl_problem p = nl_problem_new(3, 8192);
     nl_fill_gauss(p.x, p.rows * p.d, 0.0, 1.0, 61);
     for (size_t r = 0; r < p.rows; r++)
@@ -262,42 +257,56 @@ END_TEST
 #endif
 
 #if defined(__x86_64__)
+/* Where y and want first differ in their bits; n when nowhere.  One memcmp
+ * first: a Check assertion per element (a million on a spilling problem)
+ * runs past the time limit under the sanitizers. */
+static size_t first_bit_difference(const float *y, const float *want, size_t n)
+{
+    if (memcmp(y, want, n * sizeof(float)) == 0)
+        return n;
+    size_t i = 0;
+    while (memcmp(&y[i], &want[i], sizeof(float)) == 0)
+        i++;
+    return i;
+}
+
+/* Runs `kernel` and `model` on p (into p->y and a copy) and asserts the
+ * same bits everywhere; `why` says why they must agree. */
+static void assert_same_bits(const nl_impl *kernel, const nl_impl *model, nl_problem *p,
+                             const char *why)
+{
+    size_t n = p->rows * p->d;
+    float *want = nl_alloc(n * sizeof(float));
+    ck_assert(want);
+    model->fn(p->x, p->gamma, p->beta, 1e-5f, p->rows, p->d, want);
+    kernel->fn(p->x, p->gamma, p->beta, 1e-5f, p->rows, p->d, p->y);
+    size_t i = first_bit_difference(p->y, want, n);
+    float got = i < n ? p->y[i] : 0.0f, exp = i < n ? want[i] : 0.0f;
+    nl_free(want);
+    ck_assert_msg(i == n, "%s: y[row %zu, col %zu] = %a, %s gives %a: %s", kernel->name,
+                  i / p->d, i % p->d, (double)got, model->name, (double)exp, why);
+}
+
 /* The block rung takes four rows at a time once the call spills out of L2
- * (131 x 8192: 8 MiB of x and y): the shift rung's arithmetic, so its bits,
- * on every row, including a row redone two-pass (a far head), a row in
- * double (|x| ~ 1e20) and the last three rows, which are not a block. */
+ * (131 x 8192: 8 MiB of x and y), summing the next block while it writes
+ * this one: the shift rung's arithmetic, so its bits, on every row,
+ * including a row redone two-pass (a far head), a row in double
+ * (|x| ~ 1e20), the first block (summed alone), the last full block (no
+ * next one) and the last three rows, which are not a block. */
 START_TEST(block_rung_keeps_the_shift_bits)
 {
     const nl_impl *blk = nl_find_impl("layernorm_avx512_block");
     const nl_impl *shift = nl_find_impl("layernorm_avx512_shift");
     ck_assert(blk && shift);
-    const char *why = nl_impl_unavailable(blk);
-    if (why) {
-        char msg[256];
-        nl_skip_reason(msg, sizeof msg, blk->name, why);
-        NL_SKIP(msg);
-    }
+    NL_SKIP_UNLESS_RUNS(blk->name, blk->requires, nl_impl_unavailable(blk));
     nl_problem p = nl_problem_new(131, 8192);
-    size_t n = p.rows * p.d;
-    nl_fill_gauss(p.x, n, 0.5, 2.0, 63);
+    nl_fill_gauss(p.x, p.rows * p.d, 0.5, 2.0, 63);
     nl_fill_const(p.x + 5 * p.d, 16, 1000.0f);
     nl_fill_gauss(p.x + 9 * p.d, p.d, 0.0, 1e20, 64);
     fill_params(&p, 65);
-    float *want = nl_alloc(n * sizeof(float));
-    ck_assert(want);
     ck_assert(nl_output_spills(p.rows, p.d));
-    shift->fn(p.x, p.gamma, p.beta, 1e-5f, p.rows, p.d, want);
-    blk->fn(p.x, p.gamma, p.beta, 1e-5f, p.rows, p.d, p.y);
-    /* One memcmp, then the first difference: a Check assertion per element
-     * (a million) runs past the time limit under the sanitizers. */
-    int same = memcmp(p.y, want, n * sizeof(float)) == 0;
-    size_t i = 0;
-    while (!same && memcmp(&p.y[i], &want[i], sizeof(float)) == 0)
-        i++;
-    ck_assert_msg(same, "%s: y[row %zu, col %zu] = %a, %s gives %a: a block of rows must do "
-                  "each row's arithmetic exactly as one row alone", blk->name, i / p.d,
-                  i % p.d, p.y[i], shift->name, want[i]);
-    nl_free(want);
+    assert_same_bits(blk, shift, &p, "a block of rows must do each row's arithmetic exactly "
+                     "as one row alone");
     nl_problem_free(&p);
 }
 END_TEST
@@ -313,12 +322,7 @@ START_TEST(streaming_heads_every_offset)
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
         const nl_impl *nt = nl_find_impl(pairs[k][0]), *plain = nl_find_impl(pairs[k][1]);
         ck_assert(nt && plain);
-        const char *why = nl_impl_unavailable(nt);
-        if (why) {
-            char msg[256];
-            nl_skip_reason(msg, sizeof msg, nt->name, why);
-            NL_SKIP(msg);
-        }
+        NL_SKIP_UNLESS_RUNS(nt->name, nt->requires, nl_impl_unavailable(nt));
         const size_t widths[] = {5, 16, 40, 100, 1000};
         for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
             size_t d = widths[w], rows = 3, n = rows * d;
