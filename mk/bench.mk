@@ -65,7 +65,7 @@ BENCH_CSV ?= book/data/bench-reference.csv
 BENCH_FIG := $(BUILD)/fig-bench
 # The peers' rows (PyTorch, JAX, ONNX Runtime) drawn beside ours; empty:
 # ours alone.
-PEERS_REF ?= book/data/peers-reference.csv
+PEERS_REF ?= book/data/peers-f32-reference.csv
 
 ## figures — build/fig-bench.pdf and .png (fraction of copy bandwidth per implementation and shape) from BENCH_CSV (default book/data/bench-reference.csv)
 figures: $(BENCH_FIG).pdf $(BENCH_FIG).png
