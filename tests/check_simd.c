@@ -23,7 +23,7 @@ static const char *const kernels[] = {
     "layernorm_avx512", "layernorm_welford_avx512", "rmsnorm_avx512",
     "layernorm_avx512_nt", "rmsnorm_avx512_nt",
     "layernorm_avx512_pf", "rmsnorm_avx512_pf", "layernorm_avx512_shift",
-    "layernorm_avx512_block",
+    "layernorm_avx512_block", "rmsnorm_avx512_block",
     "layernorm_neon", "rmsnorm_neon",
     "layernorm_best", "rmsnorm_best",
 };
@@ -287,17 +287,19 @@ static void assert_same_bits(const nl_impl *kernel, const nl_impl *model, nl_pro
                   i / p->d, i % p->d, (double)got, model->name, (double)exp, why);
 }
 
-/* The block rung takes four rows at a time once the call spills out of L2
- * (131 x 8192: 8 MiB of x and y), summing the next block while it writes
- * this one: the shift rung's arithmetic, so its bits, on every row,
- * including a row redone two-pass (a far head), a row in double
- * (|x| ~ 1e20), the first block (summed alone), the last full block (no
- * next one) and the last three rows, which are not a block. */
-START_TEST(block_rung_keeps_the_shift_bits)
+/* The block rungs take four rows at a time once the call spills out of L2
+ * (131 x 8192: 8 MiB of x and y), summing the next block while they write
+ * this one: each row gets its one-row rung's arithmetic, so its bits, on
+ * every row, including a row redone two-pass (a far head, LayerNorm), a
+ * row in double (|x| ~ 1e20), the first block (summed alone), the last
+ * full block (no next one) and the last three rows, which are not a
+ * block. */
+START_TEST(block_rungs_keep_their_rows_bits)
 {
-    const nl_impl *blk = nl_find_impl("layernorm_avx512_block");
-    const nl_impl *shift = nl_find_impl("layernorm_avx512_shift");
-    ck_assert(blk && shift);
+    static const char *const pairs[][2] = {{"layernorm_avx512_block", "layernorm_avx512_shift"},
+                                           {"rmsnorm_avx512_block", "rmsnorm_avx512"}};
+    const nl_impl *blk = nl_find_impl(pairs[_i][0]), *row = nl_find_impl(pairs[_i][1]);
+    ck_assert(blk && row);
     NL_SKIP_UNLESS_RUNS(blk->name, blk->requires, nl_impl_unavailable(blk));
     nl_problem p = nl_problem_new(131, 8192);
     nl_fill_gauss(p.x, p.rows * p.d, 0.5, 2.0, 63);
@@ -305,7 +307,7 @@ START_TEST(block_rung_keeps_the_shift_bits)
     nl_fill_gauss(p.x + 9 * p.d, p.d, 0.0, 1e20, 64);
     fill_params(&p, 65);
     ck_assert(nl_output_spills(p.rows, p.d));
-    assert_same_bits(blk, shift, &p, "a block of rows must do each row's arithmetic exactly "
+    assert_same_bits(blk, row, &p, "a block of rows must do each row's arithmetic exactly "
                      "as one row alone");
     nl_problem_free(&p);
 }
@@ -424,7 +426,7 @@ Suite *nl_suite(void)
 #if defined(__x86_64__)
     tcase_add_test(td, streaming_heads_every_offset);
     tcase_add_test(td, shifted_stats_redo_a_far_shift);
-    tcase_add_test(td, block_rung_keeps_the_shift_bits);
+    tcase_add_loop_test(td, block_rungs_keep_their_rows_bits, 0, 2);
 #endif
     tcase_add_test(td, normlab_isa_forces_each_path);
     suite_add_tcase(s, td);

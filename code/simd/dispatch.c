@@ -32,8 +32,7 @@ int nl_rmsnorm_best(const float *x, const float *gamma, const float *beta,
 {
     switch (nl_isa_active()) {
 #if defined(__x86_64__)
-    case NL_ISA_AVX512: return (nl_output_spills(rows, d) ? nl_rmsnorm_avx512_pf
-                                : nl_rmsnorm_avx512)(x, gamma, beta, eps, rows, d, y);
+    case NL_ISA_AVX512: return nl_rmsnorm_avx512_block(x, gamma, beta, eps, rows, d, y);
     case NL_ISA_AVX2:   return nl_rmsnorm_avx2(x, gamma, beta, eps, rows, d, y);
 #elif defined(__aarch64__)
     case NL_ISA_NEON:   return nl_rmsnorm_neon(x, gamma, beta, eps, rows, d, y);

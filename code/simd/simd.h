@@ -63,6 +63,7 @@ NL_DECLARE_KERNEL(layernorm_avx512_shift);
 NL_DECLARE_KERNEL(layernorm_avx512_shift_pf);
 NL_DECLARE_KERNEL(layernorm_avx512_block);
 NL_DECLARE_KERNEL(rmsnorm_avx512_pf);
+NL_DECLARE_KERNEL(rmsnorm_avx512_block);
 NL_DECLARE_KERNEL(layernorm_neon);
 NL_DECLARE_KERNEL(rmsnorm_neon);
 NL_DECLARE_KERNEL(layernorm_best);
