@@ -59,27 +59,44 @@ bench-reference: $(NORMLAB)
 	$(NORMLAB) bench --force --csv book/data/bench-reference.csv $(BENCH_NOTES) $(BENCH_FLAGS)
 
 # ----------------------------------------------------------------- figure
-# The book draws its benchmark figure from BENCH_CSV: the committed
-# reference by default, or a fresh run (BENCH_CSV=build/bench.csv).
-BENCH_CSV ?= book/data/bench-reference.csv
-BENCH_FIG := $(BUILD)/fig-bench
-# The peers' rows (PyTorch, JAX, ONNX Runtime) drawn beside ours; empty:
+# The book draws its benchmark figures from committed reference CSVs, or
+# from a fresh run (BENCH_CSV=build/bench.csv). Each figure keeps one kind
+# of row (plot-bench.sh --rows) from our CSV and from its peers' CSV, so a
+# chapter shows the frameworks beside our kernels for its own problem:
+#   fig-bench     f32 forward (chapter 6)
+#   fig-half      bf16 and fp16 forward (chapter 8)
+#   fig-backward  the backward passes (chapter 10)
+# Each has its peers' run: PEERS_REF the f32 forward, PEERS_HALF_REF the
+# 16-bit forward, PEERS_BWD_REF the backward. A peers' CSV set empty draws
 # ours alone.
+BENCH_CSV ?= book/data/bench-reference.csv
+HALF_CSV ?= book/data/half-bench-reference.csv
+BACKWARD_CSV ?= book/data/backward-reference.csv
 PEERS_REF ?= book/data/peers-f32-reference.csv
+PEERS_HALF_REF ?= book/data/peers-reference.csv
+PEERS_BWD_REF ?= book/data/peers-fwd-bwd-reference.csv
+BENCH_FIG := $(BUILD)/fig-bench
+FIGURES := $(BENCH_FIG) $(BUILD)/fig-half $(BUILD)/fig-backward
+fig_rows = $(if $(filter %-half,$1),half,$(if $(filter %-backward,$1),backward,f32))
+fig_csv = $(if $(filter %-half,$1),$(HALF_CSV),$(if $(filter %-backward,$1),$(BACKWARD_CSV),$(BENCH_CSV)))
+fig_peers = $(if $(filter %-half,$1),$(PEERS_HALF_REF),$(if $(filter %-backward,$1),$(PEERS_BWD_REF),$(PEERS_REF)))
 
-## figures — build/fig-bench.pdf and .png (fraction of copy bandwidth per implementation and shape) from BENCH_CSV (default book/data/bench-reference.csv)
-figures: $(BENCH_FIG).pdf $(BENCH_FIG).png
+## figures — build/fig-{bench,half,backward}.{pdf,png}: fraction of copy bandwidth per implementation and shape, ours and the peers' (chapters 6, 8, 10), from BENCH_CSV, HALF_CSV, BACKWARD_CSV (default: book/data/*-reference.csv)
+figures: $(addsuffix .pdf,$(FIGURES)) $(addsuffix .png,$(FIGURES))
 
-# Switching BENCH_CSV must redraw even when the other file is older.
-BENCH_FIG_SRC := $(BUILD)/fig-bench.src
-$(shell mkdir -p $(BUILD) && { [ "$$(cat $(BENCH_FIG_SRC) 2>/dev/null)" = "$(BENCH_CSV)" ] || echo "$(BENCH_CSV)" > $(BENCH_FIG_SRC); })
+# Switching a figure's CSV must redraw it even when the other file is older.
+$(foreach f,$(FIGURES),$(shell mkdir -p $(BUILD) && { [ "$$(cat $f.src 2>/dev/null)" = "$(call fig_csv,$f) $(call fig_peers,$f)" ] || echo "$(call fig_csv,$f) $(call fig_peers,$f)" > $f.src; }))
 
-$(BENCH_FIG).pdf: $(BENCH_CSV) $(PEERS_REF) $(BENCH_FIG_SRC) scripts/book/plot-bench.sh scripts/book/plot-bench.gp
-	@mkdir -p $(@D)
-	scripts/book/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG) $(PEERS_REF)
+# One pair of rules per figure: fig_rule FIGURE
+define fig_rule
+$1.pdf: $(call fig_csv,$1) $(call fig_peers,$1) $1.src scripts/book/plot-bench.sh scripts/book/plot-bench.gp
+	@mkdir -p $$(@D)
+	scripts/book/plot-bench.sh --rows $(call fig_rows,$1) $(call fig_csv,$1) $1 $(call fig_peers,$1)
 # The script draws both; this only catches a PNG deleted on its own.
-$(BENCH_FIG).png: $(BENCH_FIG).pdf
-	@test -f $@ || scripts/book/plot-bench.sh $(BENCH_CSV) $(BENCH_FIG) $(PEERS_REF)
+$1.png: $1.pdf
+	@test -f $$@ || scripts/book/plot-bench.sh --rows $(call fig_rows,$1) $(call fig_csv,$1) $1 $(call fig_peers,$1)
+endef
+$(foreach f,$(FIGURES),$(eval $(call fig_rule,$f)))
 
 # ------------------------------------------------------------------ peers
 # PyTorch, JAX (XLA) and ONNX Runtime beside our kernels: installed from

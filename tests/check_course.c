@@ -1,9 +1,10 @@
 /* check_course.c — the course's derived files agree with the code:
  * every snippet a chapter or solution names exists (and removing one is
  * caught by name), the exercise starters are what the marked regions
- * generate, the README's course map is current, and the handout holds no
- * solution. Each test runs one of the shell tools from scripts/ and shows
- * its output when it fails. */
+ * generate, the README's course map is current, the handout holds no
+ * solution, and each benchmark figure draws only its own kind of row.
+ * Each test runs one of the shell tools from scripts/ and shows its output
+ * when it fails. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,42 @@ START_TEST(handout_holds_no_solution)
 }
 END_TEST
 
+/* Each chapter's benchmark figure keeps its own kind of row, ours and the
+ * peers': a backward peer in chapter 6's f32 figure would be compared with
+ * a forward kernel. The names in the fixture say each row's kind. */
+START_TEST(figure_tables_keep_their_kind)
+{
+    NEED_ROOT();
+    static const char *const want[][2] = {
+        {"f32", "f32_fwd f32_peer"},
+        {"half", "half_bf16 half_f16 half_bf16_peer"},
+        {"backward", "backward_f32 backward_peer"},
+        {"all", "f32_fwd half_bf16 half_f16 backward_f32 other_fused f32_peer half_bf16_peer backward_peer"},
+    };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        char cmd[1024], out[8192];
+        snprintf(cmd, sizeof cmd,
+                 "t=$(mktemp -d) && scripts/book/bench-tables.sh --rows %s "
+                 "tests/fixtures/bench/kinds.csv \"$t/o\" > /dev/null && "
+                 "cut -d'\"' -f2 \"$t/o.t1.dat\" | sed 's/ (peer)$//' | tr '\\n' ' '; "
+                 "s=$?; rm -rf \"$t\"; exit $s",
+                 want[k][0]);
+        int st = run(cmd, out, sizeof out);
+        ck_assert_msg(st == 0, "bench-tables --rows %s failed: %s", want[k][0], out);
+        size_t n = strlen(out);
+        while (n && out[n - 1] == ' ')
+            out[--n] = '\0';
+        ck_assert_msg(strcmp(out, want[k][1]) == 0, "--rows %s kept \"%s\", not \"%s\"",
+                      want[k][0], out, want[k][1]);
+    }
+    char out[8192];
+    int st = run("scripts/book/bench-tables.sh --rows fp8 tests/fixtures/bench/kinds.csv /dev/null",
+                 out, sizeof out);
+    ck_assert_msg(st != 0 && strstr(out, "fp8: not a kind of row"),
+                  "an unknown kind must be refused by name: %s", out);
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("course");
@@ -114,6 +151,7 @@ Suite *nl_suite(void)
     tcase_add_test(tc, exercise_starters_are_current);
     tcase_add_test(tc, course_map_is_current);
     tcase_add_test(tc, handout_holds_no_solution);
+    tcase_add_test(tc, figure_tables_keep_their_kind);
     suite_add_tcase(s, tc);
     return s;
 }
