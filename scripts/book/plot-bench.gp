@@ -38,7 +38,7 @@ set key top right noenhanced box opaque samplen 1.5
 # Above 1 means faster than this copy of the same bytes, not faster than
 # memory (chapter 6 says when and why that happens).
 set arrow 1 from first 1, graph 0 to first 1, graph 1 nohead dt 2 lw 1.5 front
-set label 1 ' as fast as the copy' at first 1, graph 0.015 left front
+set label 1 'as fast as the copy ' at first 1, graph 0.015 right front
 
 bar = 0.8 / nshapes
 ypos(row, j) = row + (j - (nshapes - 1) / 2.0) * bar
