@@ -22,7 +22,6 @@
  *     exponent, |x| ~ 1e20 squares past FLT_MAX), the row takes the double
  *     statistics of the scalar kernel instead: exact, and rare. */
 #include "precision/half_stats_avx512.h"
-#include "simd/simd.h"
 
 /* Narrow 16 full lanes. With `hw` (bf16 on an avx512_bf16 CPU) by
  * vcvtneps2bf16, which reads a subnormal lane as zero: a vector with one
@@ -158,47 +157,4 @@ one_row(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const floa
                     dot_bf16(x + r * d, d, cast != NL_CAST_TORCH),                        \
                     r + 1 < rows ? x + (r + 1) * d : NULL);                               \
     }
-ROWS(NL_CAST_LLAMA, llama)
-ROWS(NL_CAST_GEMMA, gemma)
-ROWS(NL_CAST_TORCH, torch)
-
-typedef void rows_fn(nl_dtype, int, const uint16_t *, const float *, const float *, float,
-                     size_t, size_t, uint16_t *);
-typedef void hw_rows_fn(int, const uint16_t *, const float *, const float *, float, size_t,
-                        size_t, uint16_t *);
-
-static int run(nl_cast cast, rows_fn *plain_rows, hw_rows_fn *hw_rows, nl_dtype dt,
-               const uint16_t *x, const void *gamma, const void *beta, float eps, size_t rows,
-               size_t d, uint16_t *y)
-{
-    int rc = nl_half_check_args(dt, x, gamma, beta, rows, d, y, nl_cast_norm(cast));
-    if (rc || rows == 0)
-        return rc;
-    int ln = cast == NL_CAST_TORCH;
-    float *w = nl_alloc(d * sizeof(float) * (ln ? 2 : 1));
-    if (!w) {
-        nl_set_error("no memory for %zu widened weights", d);
-        return NL_ENOMEM;
-    }
-    float *b = ln ? w + d : NULL;
-    widen_weights(dt, cast, gamma, beta, d, w, b, 0);
-    int nt = nl_output_spills(rows, (d + 1) / 2); /* 16-bit: half the floats */
-    if (dt == NL_DT_BF16 && cpu_has_bf16())
-        hw_rows(nt, x, w, b, eps, rows, d, y);
-    else
-        plain_rows(dt, nt, x, w, b, eps, rows, d, y);
-    if (nt)
-        _mm_sfence(); /* streamed lines are visible before we return */
-    nl_free(w);
-    return NL_OK;
-}
-
-#define F32STATS_KERNEL(name, cast, tag)                                                       \
-    int nl_##name(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,    \
-                  float eps, size_t rows, size_t d, uint16_t *y)                          \
-    {                                                                                     \
-        return run(cast, rows_##tag, rows_##tag##_hw, dt, x, gamma, beta, eps, rows, d, y); \
-    }
-F32STATS_KERNEL(rmsnorm_llama_f32stats_avx512, NL_CAST_LLAMA, llama)
-F32STATS_KERNEL(rmsnorm_gemma_f32stats_avx512, NL_CAST_GEMMA, gemma)
-F32STATS_KERNEL(layernorm_torch_f32stats_avx512, NL_CAST_TORCH, torch)
+HALF_RUNG(ROWS, f32stats, 0)

@@ -20,7 +20,6 @@
  * output back as input. fp16, and bf16 on a CPU without avx512_bf16, take
  * the pipelined loop on 16-lane vectors. */
 #include "precision/half_stats_avx512.h"
-#include "simd/simd.h"
 
 /* The row's scale and shift: RMSNorm 1/rms and 0, LayerNorm 1/std and
  * -mean/std. */
@@ -129,7 +128,7 @@ step32(nl_cast cast, int hw, __m512i u, const float *w, const float *b, affine t
 // @snippet pipe-subnormal
 /* Outputs [i, i + 32) of the row. vcvtne2ps2bf16 reads a subnormal lane
  * as zero, so a subnormal value comes out of it as a bf16 zero, and so
- * does Llama's product after a subnormal x*r (0 times a finite w: run()
+ * does Llama's product after a subnormal x*r (0 times a finite w: half_run()
  * takes the exact path for a weight that is not finite). One vptestnmw
  * over the 32 outputs finds any zero; such a 32 (a true zero included,
  * rare in activations) is computed again with the exact rounding, before
@@ -242,7 +241,7 @@ row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float *w, 
     __m512d q = _mm512_setzero_pd(), s = q;
     size_t i = 0;
     while (i < d) {
-        __m512 q0 = _mm512_setzero_ps(), q1 = q0, s0 = q0, s1 = q0;
+        block_sums a = block_zero();
         size_t end = d - i > BLOCK ? i + BLOCK : d;
         for (; i + 32 <= end; i += 32) {
             if (pf && ln)
@@ -253,28 +252,19 @@ row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float *w, 
                 out16(dt, cast, nt, x, w, b, t, i, y);
                 out16(dt, cast, nt, x, w, b, t, i + 16, y);
             }
-            if (more) {
-                __m512 v0 = load16(dt, next + i, 0xffff), v1 = load16(dt, next + i + 16, 0xffff);
-                q0 = _mm512_fmadd_ps(v0, v0, q0), q1 = _mm512_fmadd_ps(v1, v1, q1);
-                if (ln)
-                    s0 = _mm512_add_ps(s0, v0), s1 = _mm512_add_ps(s1, v1);
-            }
+            if (more)
+                block_add2(&a, load16(dt, next + i, 0xffff), load16(dt, next + i + 16, 0xffff),
+                           ln);
         }
         for (; i < end; i += 16) {
             if (out && i + 16 <= d)
                 out16(dt, cast, nt, x, w, b, t, i, y);
             else if (out)
                 tail16(dt, cast, x + i, w + i, b + i, t, d - i, y + i);
-            if (more) {
-                __m512 v = load16(dt, next + i, lanes16(i, end));
-                q0 = _mm512_fmadd_ps(v, v, q0);
-                if (ln)
-                    s0 = _mm512_add_ps(s0, v);
-            }
+            if (more)
+                block_add1(&a, load16(dt, next + i, lanes16(i, end)), ln);
         }
-        q = add_halves(q, _mm512_add_ps(q0, q1));
-        if (ln)
-            s = add_halves(s, _mm512_add_ps(s0, s1));
+        block_fold(&q, &s, a, ln);
     }
     return (sums){_mm512_reduce_add_pd(s), _mm512_reduce_add_pd(q)};
 }
@@ -359,53 +349,4 @@ rows_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float 
             }                                                                               \
         }                                                                                   \
     }
-PIPE_ROWS(NL_CAST_LLAMA, llama)
-PIPE_ROWS(NL_CAST_GEMMA, gemma)
-PIPE_ROWS(NL_CAST_TORCH, torch)
-
-typedef void rows_fn(nl_dtype, int, const uint16_t *, const float *, const float *, float,
-                     size_t, size_t, uint16_t *);
-typedef void hw_rows_fn(int, const uint16_t *, const float *, const float *, float, size_t,
-                        size_t, uint16_t *);
-
-static int run(nl_cast cast, rows_fn *plain_rows, hw_rows_fn *hw_rows, nl_dtype dt,
-               const uint16_t *x, const void *gamma, const void *beta, float eps, size_t rows,
-               size_t d, uint16_t *y)
-{
-    int rc = nl_half_check_args(dt, x, gamma, beta, rows, d, y, nl_cast_norm(cast));
-    if (rc || rows == 0)
-        return rc;
-    int ln = cast == NL_CAST_TORCH, hw = dt == NL_DT_BF16 && cpu_has_bf16();
-    float *w = nl_alloc(d * sizeof(float) * (ln ? 2 : 1));
-    if (!w) {
-        nl_set_error("no memory for %zu widened weights", d);
-        return NL_ENOMEM;
-    }
-    float *b = ln ? w + d : NULL;
-    widen_weights(dt, cast, gamma, beta, d, w, b, hw);
-    /* out32's zero test sees a subnormal x*r of Llama only through a
-     * finite weight (0 * inf is NaN, not 0) */
-    for (size_t i = 0; hw && cast == NL_CAST_LLAMA && i < d; i++)
-        hw = isfinite(w[i]);
-    if (!hw && dt == NL_DT_BF16 && cpu_has_bf16()) /* back to memory order */
-        widen_weights(dt, cast, gamma, beta, d, w, b, 0);
-    int nt = nl_output_spills(rows, (d + 1) / 2); /* 16-bit: half the floats */
-    if (hw)
-        hw_rows(nt, x, w, b, eps, rows, d, y);
-    else
-        plain_rows(dt, nt, x, w, b, eps, rows, d, y);
-    if (nt)
-        _mm_sfence(); /* streamed lines are visible before we return */
-    nl_free(w);
-    return NL_OK;
-}
-
-#define PIPE_KERNEL(name, cast, tag)                                                      \
-    int nl_##name(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,    \
-                  float eps, size_t rows, size_t d, uint16_t *y)                          \
-    {                                                                                     \
-        return run(cast, rows_##tag, rows_##tag##_hw, dt, x, gamma, beta, eps, rows, d, y); \
-    }
-PIPE_KERNEL(rmsnorm_llama_pipe_avx512, NL_CAST_LLAMA, llama)
-PIPE_KERNEL(rmsnorm_gemma_pipe_avx512, NL_CAST_GEMMA, gemma)
-PIPE_KERNEL(layernorm_torch_pipe_avx512, NL_CAST_TORCH, torch)
+HALF_RUNG(PIPE_ROWS, pipe, 1)
