@@ -286,5 +286,8 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < nl; k++)
         puts(out[k]);
+    nl_free(x), nl_free(y), nl_free(yo), nl_free(xi), free(xh), free(yh);
+    nl_free(gam), nl_free(gam16), nl_free(beta);
+    free(L), free(t), free(frac);
     return 0;
 }
