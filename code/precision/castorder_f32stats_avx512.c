@@ -57,9 +57,10 @@ static inline __attribute__((always_inline)) void put16(int nt, uint16_t *p, __m
  * previous form of this rung) leaves too few lines in flight: measured by
  * `make half-pattern` (chapter 8, "The limit"), the bare pattern reaches
  * the copy only with its reads asked for 4-16 KiB ahead, and Gemma's bf16
- * rung went from 0.64 to 0.67-0.72 of the copy over three runs. One prefetch per 64-byte line,
- * every other 16-element step; past the end of x it does nothing, as a
- * prefetch never faults (the address is formed as an integer). */
+ * rung went from 0.64 to 0.67-0.72 of the copy over three runs. One
+ * prefetch per 64-byte line, every other 16-element step; past the end of
+ * x it does nothing, as a prefetch never faults (the address is formed as
+ * an integer). */
 enum { PF_AHEAD = 16384 };
 static inline __attribute__((always_inline)) void prefetch_next(const uint16_t *next, size_t i)
 {
@@ -67,10 +68,26 @@ static inline __attribute__((always_inline)) void prefetch_next(const uint16_t *
         _mm_prefetch((const char *)((uintptr_t)(next + i) + PF_AHEAD), _MM_HINT_T1);
 }
 
+/* Up to 16 weights from i on (lanes k), as fp32: Gemma's 1 + w was
+ * widened to fp32 once a call (half_run); Llama's weight and LayerNorm's
+ * gamma and beta are the caller's 16-bit values, widened here. A row of
+ * d = 8192 and its fp32 weights (32 KiB, LayerNorm's two 64 KiB) do not fit
+ * the 48 KiB L1 together, and out of cache the weights' lines then
+ * compete with the stream from memory; 16-bit weights take half the room
+ * for one more instruction per 16 (chapter 8, "The limit"). */
+static inline __attribute__((always_inline)) __m512 weight16(nl_dtype dt, nl_cast cast,
+                                                             const void *w, size_t i,
+                                                             __mmask16 k)
+{
+    if (cast == NL_CAST_GEMMA)
+        return _mm512_maskz_loadu_ps(k, (const float *)w + i);
+    return load16(dt, (const uint16_t *)w + i, k);
+}
+
 /* The elementwise pass of RMSNorm: y = round(x * inv) * w (llama) or
- * round(x * inv * w) (gemma, w = 1 + weight); `w` widened to fp32. */
+ * round(x * inv * w) (gemma, w = 1 + weight). */
 static inline __attribute__((always_inline)) void
-rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const float *w,
+rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const void *w,
          float inv, size_t d, uint16_t *y, const uint16_t *next)
 {
     const __m512 vinv = _mm512_set1_ps(inv);
@@ -80,7 +97,7 @@ rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const flo
         __m512 xr = _mm512_mul_ps(load16(dt, x + i, 0xffff), vinv);
         if (cast == NL_CAST_LLAMA) /* round x*r to the dtype, multiply in the dtype */
             xr = widen16(dt, narrow_full(dt, hw, xr));
-        __m512 out = _mm512_mul_ps(xr, _mm512_loadu_ps(w + i));
+        __m512 out = _mm512_mul_ps(xr, weight16(dt, cast, w, i, 0xffff));
         put16(nt, y + i, narrow_full(dt, hw, out));
     }
     if (i < d) { /* the tail: masked, narrowed by the exact integer trick */
@@ -88,14 +105,14 @@ rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const flo
         __m512 xr = _mm512_mul_ps(load16(dt, x + i, k), vinv);
         if (cast == NL_CAST_LLAMA)
             xr = widen16(dt, narrow16(dt, xr));
-        __m512 out = _mm512_mul_ps(xr, _mm512_maskz_loadu_ps(k, w + i));
+        __m512 out = _mm512_mul_ps(xr, weight16(dt, cast, w, i, k));
         _mm256_mask_storeu_epi16(y + i, k, narrow16(dt, out));
     }
 }
 
 /* torch's LayerNorm elementwise: ((x * rstd + shift) * g) + b, no FMA. */
 static inline __attribute__((always_inline)) void
-ln_pass(nl_dtype dt, int hw, int nt, const uint16_t *x, const float *g, const float *b,
+ln_pass(nl_dtype dt, int hw, int nt, const uint16_t *x, const void *g, const void *b,
         float rstdf, float shiftf, size_t d, uint16_t *y, const uint16_t *next)
 {
     const __m512 shift = _mm512_set1_ps(shiftf), rstd = _mm512_set1_ps(rstdf);
@@ -103,14 +120,15 @@ ln_pass(nl_dtype dt, int hw, int nt, const uint16_t *x, const float *g, const fl
     for (; i + 16 <= d; i += 16) {
         prefetch_next(next, i);
         __m512 t = _mm512_add_ps(_mm512_mul_ps(load16(dt, x + i, 0xffff), rstd), shift);
-        t = _mm512_add_ps(_mm512_mul_ps(t, _mm512_loadu_ps(g + i)), _mm512_loadu_ps(b + i));
+        t = _mm512_add_ps(_mm512_mul_ps(t, weight16(dt, NL_CAST_TORCH, g, i, 0xffff)),
+                          weight16(dt, NL_CAST_TORCH, b, i, 0xffff));
         put16(nt, y + i, narrow_full(dt, hw, t));
     }
     if (i < d) {
         __mmask16 k = nl_mask16(d - i);
         __m512 t = _mm512_add_ps(_mm512_mul_ps(load16(dt, x + i, k), rstd), shift);
-        t = _mm512_mul_ps(t, _mm512_maskz_loadu_ps(k, g + i));
-        t = _mm512_add_ps(t, _mm512_maskz_loadu_ps(k, b + i));
+        t = _mm512_mul_ps(t, weight16(dt, NL_CAST_TORCH, g, i, k));
+        t = _mm512_add_ps(t, weight16(dt, NL_CAST_TORCH, b, i, k));
         _mm256_mask_storeu_epi16(y + i, k, narrow16(dt, t));
     }
 }
@@ -119,8 +137,8 @@ ln_pass(nl_dtype dt, int hw, int nt, const uint16_t *x, const float *g, const fl
  * the caller takes it, by vdpbf16ps where it can), or from the double
  * statistics of the scalar kernel where fp32 cannot hold them. */
 static inline __attribute__((always_inline)) void
-one_row(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const float *w,
-        const float *b, float eps, size_t d, uint16_t *y, double s, const uint16_t *next)
+one_row(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const void *w,
+        const void *b, float eps, size_t d, uint16_t *y, double s, const uint16_t *next)
 {
     if (cast == NL_CAST_TORCH) {
         float meanf, rstdf;
@@ -135,8 +153,8 @@ one_row(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const floa
 /* The rows of a call, one function per cast order and narrowing so that
  * every inner loop is compiled for constants. */
 #define ROWS(cast, tag)                                                                   \
-    static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const float *w,         \
-                           const float *b, float eps, size_t rows, size_t d, uint16_t *y) \
+    static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const void *w,          \
+                           const void *b, float eps, size_t rows, size_t d, uint16_t *y)  \
     {                                                                                     \
         for (size_t r = 0; r < rows; r++) {                                               \
             const uint16_t *xr = x + r * d;                                               \
@@ -148,8 +166,8 @@ one_row(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const floa
                         first_sum(NL_DT_F16, cast, xr, d), r + 1 < rows ? xr + d : NULL);   \
         }                                                                                 \
     }                                                                                     \
-    BF16_TARGET static void rows_##tag##_hw(int nt, const uint16_t *x, const float *w,    \
-                                            const float *b, float eps, size_t rows,       \
+    BF16_TARGET static void rows_##tag##_hw(int nt, const uint16_t *x, const void *w,     \
+                                            const void *b, float eps, size_t rows,        \
                                             size_t d, uint16_t *y)                        \
     {                                                                                     \
         for (size_t r = 0; r < rows; r++)                                                 \

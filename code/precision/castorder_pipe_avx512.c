@@ -318,19 +318,21 @@ rows_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float 
  * inner loop is compiled for constants: row 0's sums alone, then each
  * row's outputs with the next row's sums. */
 #define PIPE_ROWS(cast, tag)                                                                \
-    static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const float *w,           \
-                           const float *b, float eps, size_t rows, size_t d, uint16_t *y)   \
+    static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const void *wv,          \
+                           const void *bv, float eps, size_t rows, size_t d, uint16_t *y)   \
     {                                                                                       \
+        const float *w = wv, *b = bv; /* widened by half_run */                             \
         affine t0 = {_mm512_setzero_ps(), _mm512_setzero_ps()};                             \
         if (dt == NL_DT_BF16)                                                               \
             rows_plain_of(NL_DT_BF16, cast, nt, x, w, b, eps, rows, d, y, t0);              \
         else                                                                                \
             rows_plain_of(NL_DT_F16, cast, nt, x, w, b, eps, rows, d, y, t0);               \
     }                                                                                       \
-    BF16_TARGET static void rows_##tag##_hw(int nt, const uint16_t *x, const float *w,      \
-                                            const float *b, float eps, size_t rows,         \
+    BF16_TARGET static void rows_##tag##_hw(int nt, const uint16_t *x, const void *wv,      \
+                                            const void *bv, float eps, size_t rows,         \
                                             size_t d, uint16_t *y)                          \
     {                                                                                       \
+        const float *w = wv, *b = bv;                                                       \
         affine t = {_mm512_setzero_ps(), _mm512_setzero_ps()};                              \
         sums s = row_hw(cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, NULL);                   \
         for (size_t r = 0; r < rows; r++) {                                                 \

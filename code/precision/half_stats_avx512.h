@@ -204,16 +204,19 @@ static inline void widen_weights(nl_dtype dt, nl_cast cast, const uint16_t *gamm
 
 /* The rows of a call: `plain` for fp16, and for bf16 on a CPU without
  * avx512_bf16; `hw` for bf16 with it. */
-typedef void half_rows_fn(nl_dtype, int, const uint16_t *, const float *, const float *, float,
+typedef void half_rows_fn(nl_dtype, int, const uint16_t *, const void *, const void *, float,
                           size_t, size_t, uint16_t *);
-typedef void half_hw_rows_fn(int, const uint16_t *, const float *, const float *, float,
-                             size_t, size_t, uint16_t *);
+typedef void half_hw_rows_fn(int, const uint16_t *, const void *, const void *, float, size_t,
+                             size_t, uint16_t *);
 
-/* One call of a fast rung: the arguments checked, the weights widened once
- * (with `split`, the hw rows read them in the even/odd order of a 32-bf16
- * load, and Llama's need them finite: castorder_pipe_avx512.c's zero test
- * sees a subnormal x*r only through a finite weight, since 0 * inf is NaN,
- * not 0), then the rows, streamed where the output spills L2. */
+/* One call of a fast rung: the arguments checked, the weights widened to
+ * fp32 once (with `split`, the pipe rung's: the hw rows read them in the
+ * even/odd order of a 32-bf16 load, and Llama's need them finite:
+ * castorder_pipe_avx512.c's zero test sees a subnormal x*r only through a
+ * finite weight, since 0 * inf is NaN, not 0), then the rows, streamed
+ * where the output spills L2. Without `split` (the f32stats rung) only
+ * Gemma's 1 + w is widened, since fp32 is where GemmaRMSNorm adds it; the
+ * other orders' rows read the caller's 16-bit weights. */
 static inline int half_run(nl_cast cast, int split, half_rows_fn *plain, half_hw_rows_fn *hw_rows,
                            nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,
                            float eps, size_t rows, size_t d, uint16_t *y)
@@ -222,24 +225,29 @@ static inline int half_run(nl_cast cast, int split, half_rows_fn *plain, half_hw
     if (rc || rows == 0)
         return rc;
     int ln = cast == NL_CAST_TORCH, hw = dt == NL_DT_BF16 && cpu_has_bf16();
-    float *w = nl_alloc(d * sizeof(float) * (ln ? 2 : 1));
-    if (!w) {
-        nl_set_error("no memory for %zu widened weights", d);
-        return NL_ENOMEM;
-    }
-    float *b = ln ? w + d : NULL;
-    widen_weights(dt, cast, gamma, beta, d, w, b, hw && split);
-    if (hw && split && cast == NL_CAST_LLAMA) {
-        for (size_t i = 0; hw && i < d; i++)
-            hw = isfinite(w[i]);
-        if (!hw) /* back to memory order, for the plain rows */
-            widen_weights(dt, cast, gamma, beta, d, w, b, 0);
+    const void *wv = gamma, *bv = beta;
+    float *w = NULL;
+    if (split || cast == NL_CAST_GEMMA) {
+        w = nl_alloc(d * sizeof(float) * (ln ? 2 : 1));
+        if (!w) {
+            nl_set_error("no memory for %zu widened weights", d);
+            return NL_ENOMEM;
+        }
+        float *b = ln ? w + d : NULL;
+        widen_weights(dt, cast, gamma, beta, d, w, b, hw && split);
+        if (hw && split && cast == NL_CAST_LLAMA) {
+            for (size_t i = 0; hw && i < d; i++)
+                hw = isfinite(w[i]);
+            if (!hw) /* back to memory order, for the plain rows */
+                widen_weights(dt, cast, gamma, beta, d, w, b, 0);
+        }
+        wv = w, bv = b;
     }
     int nt = nl_output_spills(rows, (d + 1) / 2); /* 16-bit: half the floats */
     if (hw)
-        hw_rows(nt, x, w, b, eps, rows, d, y);
+        hw_rows(nt, x, wv, bv, eps, rows, d, y);
     else
-        plain(dt, nt, x, w, b, eps, rows, d, y);
+        plain(dt, nt, x, wv, bv, eps, rows, d, y);
     if (nt)
         _mm_sfence(); /* streamed lines are visible before we return */
     nl_free(w);
