@@ -68,22 +68,6 @@ static inline __attribute__((always_inline)) void prefetch_next(const uint16_t *
         _mm_prefetch((const char *)((uintptr_t)(next + i) + PF_AHEAD), _MM_HINT_T1);
 }
 
-/* Up to 16 weights from i on (lanes k), as fp32: Gemma's 1 + w was
- * widened to fp32 once a call (half_run); Llama's weight and LayerNorm's
- * gamma and beta are the caller's 16-bit values, widened here. A row of
- * d = 8192 and its fp32 weights (32 KiB, LayerNorm's two 64 KiB) do not fit
- * the 48 KiB L1 together, and out of cache the weights' lines then
- * compete with the stream from memory; 16-bit weights take half the room
- * for one more instruction per 16 (chapter 8, "The limit"). */
-static inline __attribute__((always_inline)) __m512 weight16(nl_dtype dt, nl_cast cast,
-                                                             const void *w, size_t i,
-                                                             __mmask16 k)
-{
-    if (cast == NL_CAST_GEMMA)
-        return _mm512_maskz_loadu_ps(k, (const float *)w + i);
-    return load16(dt, (const uint16_t *)w + i, k);
-}
-
 /* The elementwise pass of RMSNorm: y = round(x * inv) * w (llama) or
  * round(x * inv * w) (gemma, w = 1 + weight). */
 static inline __attribute__((always_inline)) void
@@ -97,7 +81,7 @@ rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const voi
         __m512 xr = _mm512_mul_ps(load16(dt, x + i, 0xffff), vinv);
         if (cast == NL_CAST_LLAMA) /* round x*r to the dtype, multiply in the dtype */
             xr = widen16(dt, narrow_full(dt, hw, xr));
-        __m512 out = _mm512_mul_ps(xr, weight16(dt, cast, w, i, 0xffff));
+        __m512 out = _mm512_mul_ps(xr, weight16(dt, cast != NL_CAST_GEMMA, w, i, 0xffff));
         put16(nt, y + i, narrow_full(dt, hw, out));
     }
     if (i < d) { /* the tail: masked, narrowed by the exact integer trick */
@@ -105,7 +89,7 @@ rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const voi
         __m512 xr = _mm512_mul_ps(load16(dt, x + i, k), vinv);
         if (cast == NL_CAST_LLAMA)
             xr = widen16(dt, narrow16(dt, xr));
-        __m512 out = _mm512_mul_ps(xr, weight16(dt, cast, w, i, k));
+        __m512 out = _mm512_mul_ps(xr, weight16(dt, cast != NL_CAST_GEMMA, w, i, k));
         _mm256_mask_storeu_epi16(y + i, k, narrow16(dt, out));
     }
 }
@@ -120,15 +104,15 @@ ln_pass(nl_dtype dt, int hw, int nt, const uint16_t *x, const void *g, const voi
     for (; i + 16 <= d; i += 16) {
         prefetch_next(next, i);
         __m512 t = _mm512_add_ps(_mm512_mul_ps(load16(dt, x + i, 0xffff), rstd), shift);
-        t = _mm512_add_ps(_mm512_mul_ps(t, weight16(dt, NL_CAST_TORCH, g, i, 0xffff)),
-                          weight16(dt, NL_CAST_TORCH, b, i, 0xffff));
+        t = _mm512_add_ps(_mm512_mul_ps(t, weight16(dt, 1, g, i, 0xffff)),
+                          weight16(dt, 1, b, i, 0xffff));
         put16(nt, y + i, narrow_full(dt, hw, t));
     }
     if (i < d) {
         __mmask16 k = nl_mask16(d - i);
         __m512 t = _mm512_add_ps(_mm512_mul_ps(load16(dt, x + i, k), rstd), shift);
-        t = _mm512_mul_ps(t, weight16(dt, NL_CAST_TORCH, g, i, k));
-        t = _mm512_add_ps(t, weight16(dt, NL_CAST_TORCH, b, i, k));
+        t = _mm512_mul_ps(t, weight16(dt, 1, g, i, k));
+        t = _mm512_add_ps(t, weight16(dt, 1, b, i, k));
         _mm256_mask_storeu_epi16(y + i, k, narrow16(dt, t));
     }
 }

@@ -25,10 +25,20 @@
  * -mean/std. */
 typedef struct { __m512 a, c; } affine;
 
+/* Weight i: LayerNorm's gamma and beta are the caller's 16-bit values
+ * (half_run widens them for no rung: a d = 8192 row and 64 KiB of fp32
+ * weights do not fit L1 together), the RMSNorm orders' weights fp32 in
+ * the even/odd order. */
+static inline const void *wat(nl_cast cast, const void *w, size_t i)
+{
+    return cast == NL_CAST_TORCH ? (const void *)((const uint16_t *)w + i)
+                                 : (const void *)((const float *)w + i);
+}
+
 /* Up to 16 elements in memory order, narrowed by the exact rounding: the
  * 16-lane path and every row's last d mod 32 (mod 16). */
 static inline __attribute__((always_inline)) __m256i
-step16(nl_dtype dt, nl_cast cast, const uint16_t *x, const float *w, const float *b, affine t,
+step16(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *w, const void *b, affine t,
        __mmask16 k)
 {
     __m512 v = _mm512_mul_ps(load16(dt, x, k), t.a);
@@ -36,19 +46,20 @@ step16(nl_dtype dt, nl_cast cast, const uint16_t *x, const float *w, const float
         v = widen16(dt, narrow16(dt, v));
     if (cast == NL_CAST_TORCH)
         v = _mm512_add_ps(v, t.c);
-    v = _mm512_mul_ps(v, _mm512_maskz_loadu_ps(k, w));
+    v = _mm512_mul_ps(v, weight16(dt, cast == NL_CAST_TORCH, w, 0, k));
     if (cast == NL_CAST_TORCH)
-        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(k, b));
+        v = _mm512_add_ps(v, weight16(dt, 1, b, 0, k));
     return narrow16(dt, v);
 }
 
 static inline __attribute__((always_inline)) void
-tail16(nl_dtype dt, nl_cast cast, const uint16_t *x, const float *w, const float *b, affine t,
+tail16(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *w, const void *b, affine t,
        size_t n, uint16_t *y)
 {
     for (size_t k = 0; k < n; k += 16) {
         __mmask16 m = nl_mask16(n - k < 16 ? n - k : 16);
-        _mm256_mask_storeu_epi16(y + k, m, step16(dt, cast, x + k, w + k, b + k, t, m));
+        _mm256_mask_storeu_epi16(y + k, m,
+                                 step16(dt, cast, x + k, wat(cast, w, k), wat(cast, b, k), t, m));
     }
 }
 
@@ -110,7 +121,7 @@ static inline __m512i join32_exact(__m512 e, __m512 o)
  * even/odd order: llama round(x * inv) * w; gemma x * inv * (1 + w);
  * torch ((x * rstd + shift) * g) + b, no FMA. */
 BF16_TARGET static inline __attribute__((always_inline)) __m512i
-step32(nl_cast cast, int hw, __m512i u, const float *w, const float *b, affine t)
+step32(nl_cast cast, int hw, __m512i u, const void *w, const void *b, affine t)
 {
     __m512 e, o;
     split32(u, &e, &o);
@@ -119,9 +130,16 @@ step32(nl_cast cast, int hw, __m512i u, const float *w, const float *b, affine t
         split32(hw ? join32_hw(e, o) : join32_exact(e, o), &e, &o);
     if (cast == NL_CAST_TORCH)
         e = _mm512_add_ps(e, t.c), o = _mm512_add_ps(o, t.c);
-    e = _mm512_mul_ps(e, _mm512_loadu_ps(w)), o = _mm512_mul_ps(o, _mm512_loadu_ps(w + 16));
-    if (cast == NL_CAST_TORCH)
-        e = _mm512_add_ps(e, _mm512_loadu_ps(b)), o = _mm512_add_ps(o, _mm512_loadu_ps(b + 16));
+    __m512 we, wo;
+    if (cast == NL_CAST_TORCH) /* the caller's bf16 gamma and beta, split as x is */
+        split32(_mm512_loadu_si512(w), &we, &wo);
+    else
+        we = _mm512_loadu_ps(w), wo = _mm512_loadu_ps((const float *)w + 16);
+    e = _mm512_mul_ps(e, we), o = _mm512_mul_ps(o, wo);
+    if (cast == NL_CAST_TORCH) {
+        split32(_mm512_loadu_si512(b), &we, &wo);
+        e = _mm512_add_ps(e, we), o = _mm512_add_ps(o, wo);
+    }
     return hw ? join32_hw(e, o) : join32_exact(e, o);
 }
 
@@ -134,13 +152,13 @@ step32(nl_cast cast, int hw, __m512i u, const float *w, const float *b, affine t
  * rare in activations) is computed again with the exact rounding, before
  * the store, since x may be y. */
 BF16_TARGET static inline __attribute__((always_inline)) void
-out32(nl_cast cast, int nt, const uint16_t *x, const float *w, const float *b, affine t,
+out32(nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b, affine t,
       size_t i, uint16_t *y)
 {
     __m512i u = _mm512_loadu_si512(x + i);
-    __m512i q = step32(cast, 1, u, w + i, b + i, t);
+    __m512i q = step32(cast, 1, u, wat(cast, w, i), wat(cast, b, i), t);
     if (__builtin_expect(zero_words(q) != 0, 0))
-        q = step32(cast, 0, u, w + i, b + i, t);
+        q = step32(cast, 0, u, wat(cast, w, i), wat(cast, b, i), t);
     put32(nt, y + i, q);
 }
 // @end
@@ -171,7 +189,7 @@ typedef struct { double s1, s2; } sums;
  * dot_bf16's order (half_stats_avx512.h), and for LayerNorm also of x, as
  * the dot product with 1.0. Row 0 is this loop with no outputs. */
 BF16_TARGET static inline __attribute__((always_inline)) sums
-row_hw(nl_cast cast, int nt, const uint16_t *x, const float *w, const float *b, affine t,
+row_hw(nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b, affine t,
        size_t d, uint16_t *y, const uint16_t *next, int more, int out, const char *pf)
 {
     const __m512i one = _mm512_set1_epi16(0x3f80); /* 1.0 in bf16 */
@@ -204,7 +222,8 @@ row_hw(nl_cast cast, int nt, const uint16_t *x, const float *w, const float *b, 
             if (out && i + 32 <= d)
                 out32(cast, nt, x, w, b, t, i, y);
             else if (out)
-                tail16(NL_DT_BF16, cast, x + i, w + i, b + i, t, d - i, y + i);
+                tail16(NL_DT_BF16, cast, x + i, wat(cast, w, i), wat(cast, b, i), t, d - i,
+                       y + i);
             if (more) {
                 __m512i v = _mm512_maskz_loadu_epi16(lanes32(i, end), next + i);
                 DP(a0, v, v);
@@ -223,17 +242,17 @@ row_hw(nl_cast cast, int nt, const uint16_t *x, const float *w, const float *b, 
 /* ---- fp16, and bf16 without avx512_bf16: 16 lanes, memory order ---- */
 
 static inline __attribute__((always_inline)) void
-out16(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float *w, const float *b,
+out16(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b,
       affine t, size_t i, uint16_t *y)
 {
-    put16(nt, y + i, step16(dt, cast, x + i, w + i, b + i, t, 0xffff));
+    put16(nt, y + i, step16(dt, cast, x + i, wat(cast, w, i), wat(cast, b, i), t, 0xffff));
 }
 
 /* One row's outputs (`out`) and (`more`) the next row's sums: of x^2 in
  * dev_sums' order (half_stats_avx512.h), and for LayerNorm of x, in the
  * same blocks. */
 static inline __attribute__((always_inline)) sums
-row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float *w, const float *b,
+row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b,
           affine t, size_t d, uint16_t *y, const uint16_t *next, int more, int out,
           const char *pf)
 {
@@ -260,7 +279,7 @@ row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float *w, 
             if (out && i + 16 <= d)
                 out16(dt, cast, nt, x, w, b, t, i, y);
             else if (out)
-                tail16(dt, cast, x + i, w + i, b + i, t, d - i, y + i);
+                tail16(dt, cast, x + i, wat(cast, w, i), wat(cast, b, i), t, d - i, y + i);
             if (more)
                 block_add1(&a, load16(dt, next + i, lanes16(i, end)), ln);
         }
@@ -293,8 +312,8 @@ static inline __attribute__((always_inline)) affine affine_of(nl_dtype dt, nl_ca
 // @end
 
 static inline __attribute__((always_inline)) void
-rows_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float *w,
-              const float *b, float eps, size_t rows, size_t d, uint16_t *y, affine t)
+rows_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w,
+              const void *b, float eps, size_t rows, size_t d, uint16_t *y, affine t)
 {
     sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, NULL);
     for (size_t r = 0; r < rows; r++) {
@@ -321,7 +340,7 @@ rows_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float 
     static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const void *wv,          \
                            const void *bv, float eps, size_t rows, size_t d, uint16_t *y)   \
     {                                                                                       \
-        const float *w = wv, *b = bv; /* widened by half_run */                             \
+        const void *w = wv, *b = bv;                                                        \
         affine t0 = {_mm512_setzero_ps(), _mm512_setzero_ps()};                             \
         if (dt == NL_DT_BF16)                                                               \
             rows_plain_of(NL_DT_BF16, cast, nt, x, w, b, eps, rows, d, y, t0);              \
@@ -332,7 +351,7 @@ rows_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float 
                                             const void *bv, float eps, size_t rows,         \
                                             size_t d, uint16_t *y)                          \
     {                                                                                       \
-        const float *w = wv, *b = bv;                                                       \
+        const void *w = wv, *b = bv;                                                        \
         affine t = {_mm512_setzero_ps(), _mm512_setzero_ps()};                              \
         sums s = row_hw(cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, NULL);                   \
         for (size_t r = 0; r < rows; r++) {                                                 \

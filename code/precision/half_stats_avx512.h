@@ -202,6 +202,22 @@ static inline void widen_weights(nl_dtype dt, nl_cast cast, const uint16_t *gamm
     }
 }
 
+/* Up to 16 weights from i on (lanes k), as fp32: with `w16` the caller's
+ * 16-bit values, widened here, else fp32 widened once a call by half_run.
+ * Gemma's 1 + w must be fp32; Llama's weight and LayerNorm's gamma and
+ * beta are exact in the dtype. A row of d = 8192 and its fp32 weights
+ * (32 KiB, LayerNorm's two 64 KiB) do not fit the 48 KiB L1 together, and
+ * out of cache the weights' lines then compete with the stream from
+ * memory; 16-bit weights take half the room for a widening per 16
+ * (chapter 8, "The limit"). */
+static inline __attribute__((always_inline)) __m512 weight16(nl_dtype dt, int w16, const void *w,
+                                                             size_t i, __mmask16 k)
+{
+    if (!w16)
+        return _mm512_maskz_loadu_ps(k, (const float *)w + i);
+    return load16(dt, (const uint16_t *)w + i, k);
+}
+
 /* The rows of a call: `plain` for fp16, and for bf16 on a CPU without
  * avx512_bf16; `hw` for bf16 with it. */
 typedef void half_rows_fn(nl_dtype, int, const uint16_t *, const void *, const void *, float,
@@ -214,9 +230,10 @@ typedef void half_hw_rows_fn(int, const uint16_t *, const void *, const void *, 
  * even/odd order of a 32-bf16 load, and Llama's need them finite:
  * castorder_pipe_avx512.c's zero test sees a subnormal x*r only through a
  * finite weight, since 0 * inf is NaN, not 0), then the rows, streamed
- * where the output spills L2. Without `split` (the f32stats rung) only
- * Gemma's 1 + w is widened, since fp32 is where GemmaRMSNorm adds it; the
- * other orders' rows read the caller's 16-bit weights. */
+ * where the output spills L2. Gemma's 1 + w is widened for both rungs,
+ * since fp32 is where GemmaRMSNorm adds it, and Llama's for the pipe rung;
+ * LayerNorm's gamma and beta, and Llama's weight in the f32stats rung, are
+ * read as the caller's 16-bit values (weight16). */
 static inline int half_run(nl_cast cast, int split, half_rows_fn *plain, half_hw_rows_fn *hw_rows,
                            nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,
                            float eps, size_t rows, size_t d, uint16_t *y)
@@ -227,7 +244,7 @@ static inline int half_run(nl_cast cast, int split, half_rows_fn *plain, half_hw
     int ln = cast == NL_CAST_TORCH, hw = dt == NL_DT_BF16 && cpu_has_bf16();
     const void *wv = gamma, *bv = beta;
     float *w = NULL;
-    if (split || cast == NL_CAST_GEMMA) {
+    if (cast == NL_CAST_GEMMA || (split && cast == NL_CAST_LLAMA)) {
         w = nl_alloc(d * sizeof(float) * (ln ? 2 : 1));
         if (!w) {
             nl_set_error("no memory for %zu widened weights", d);
