@@ -61,3 +61,15 @@ $(BWD_PATTERN): $(BUILD)/obj/scripts/tools/bwd_pattern_avx512.o $(LIB)
 .PHONY: bwd-pattern
 bwd-pattern: $(BWD_PATTERN)
 	$(BWD_PATTERN) $(BWD_PATTERN_ARGS)
+
+# The 16-bit forward's bare access patterns and its fast rungs against the
+# copy, with y moved along its page, in place and on huge pages, and each
+# rung's arithmetic in L2 (chapter 8, "The limit"): x86-64 with AVX-512.
+HALF_PATTERN := $(BUILD)/half-pattern
+$(HALF_PATTERN): $(BUILD)/obj/scripts/tools/half_pattern_avx512.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+## half-pattern — chapter 8: bf16 bare access patterns and fast rungs as fractions of the copy (y offset, in place, 2 MiB pages), 16384x8192, one thread
+.PHONY: half-pattern
+half-pattern: $(HALF_PATTERN)
+	$(HALF_PATTERN) $(HALF_PATTERN_ARGS)

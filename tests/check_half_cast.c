@@ -7,6 +7,7 @@
  * property grid; and every cast order within its bound of the double
  * reference, on unit-scale data and on data with outlier channels. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,6 +464,50 @@ START_TEST(pipe_rung_keeps_the_f32stats_bits)
 }
 END_TEST
 
+/* The fast rungs on threads (castorder_threads.c: *_f32stats_omp and
+ * *_pipe_omp) split the rows into blocks, each computed by the rung
+ * itself: on 2 and 3 threads, with row counts that do not divide, the
+ * bits are the rung's on one thread. A block handed the wrong rows, or a
+ * rung that kept state between rows across a block edge (the pipe rung
+ * carries each row's sums into the next), would differ. */
+START_TEST(threaded_rungs_keep_the_rung_bits)
+{
+    static const char *const casts[] = {"rmsnorm_llama", "rmsnorm_gemma", "layernorm_torch"};
+    static const char *const dts[] = {"bf16", "f16"}, *const kinds[] = {"f32stats", "pipe"};
+    for (int t = 0; t < 2; t++)
+        for (int k = 0; k < 2; k++) {
+            char one[96], many[96];
+            snprintf(one, sizeof one, "%s_%s_avx512_%s", casts[_i], dts[t], kinds[k]);
+            snprintf(many, sizeof many, "%s_%s_%s_omp", casts[_i], dts[t], kinds[k]);
+            const nl_half_impl *h = nl_find_half_impl(one), *m = nl_find_half_impl(many);
+            if (!h || !m)
+                NL_SKIP("no AVX-512 rungs on this architecture");
+            if (nl_half_unavailable(m))
+                NL_SKIP(nl_half_unavailable(m));
+            size_t rows = 23, d = 1000;
+            half_problem p = make(h, rows, d, 1, 91 + (uint64_t)(t * 2 + k));
+            ck_assert_int_eq(h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.want), 0);
+            for (int threads = 2; threads <= 3; threads++) {
+                int before = omp_get_max_threads();
+                omp_set_num_threads(threads);
+                memset(p.y, 0xff, rows * d * 2);
+                int rc = m->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.y);
+                omp_set_num_threads(before);
+                ck_assert_int_eq(rc, 0);
+                size_t i = 0;
+                while (i < rows * d && p.y[i] == p.want[i])
+                    i++;
+                ck_assert_msg(i == rows * d,
+                              "%s on %d threads, %zu rows of d = %zu: element [%zu][%zu] is "
+                              "0x%04x, %s on one thread gives 0x%04x. Each thread's block of "
+                              "rows must be the rung's own call on those rows.",
+                              many, threads, rows, d, i / d, i % d, p.y[i], one, p.want[i]);
+            }
+            release(&p);
+        }
+}
+END_TEST
+
 START_TEST(bad_arguments_are_refused)
 {
     uint16_t x[4] = {0}, y[4];
@@ -495,6 +540,7 @@ Suite *nl_suite(void)
     tcase_add_loop_test(reg, outputs_larger_than_cache_are_the_same_bits, 0, (int)count_impls());
     tcase_add_loop_test(reg, every_cast_order_is_near_the_double_reference, 0, (int)count_impls());
     tcase_add_loop_test(reg, pipe_rung_keeps_the_f32stats_bits, 0, 4);
+    tcase_add_loop_test(reg, threaded_rungs_keep_the_rung_bits, 0, 3);
     tcase_add_test(reg, bad_arguments_are_refused);
     suite_add_tcase(s, reg);
     return s;

@@ -22,7 +22,6 @@
  *     exponent, |x| ~ 1e20 squares past FLT_MAX), the row takes the double
  *     statistics of the scalar kernel instead: exact, and rare. */
 #include "precision/half_stats_avx512.h"
-#include "simd/simd.h"
 
 /* Narrow 16 full lanes. With `hw` (bf16 on an avx512_bf16 CPU) by
  * vcvtneps2bf16, which reads a subnormal lane as zero: a vector with one
@@ -51,21 +50,28 @@ static inline __attribute__((always_inline)) void put16(int nt, uint16_t *p, __m
         _mm256_storeu_si256((__m256i *)p, v);
 }
 
-/* The next row's line under this step, asked for now: the elementwise
- * pass of one row is arithmetic on a row already in L1, and the first
- * pass of the next would otherwise wait for memory with nothing to do.
- * Asked while this row computes, the loads of the two overlap (one
- * prefetch per 64-byte line, every other 16-element step). */
+/* A line of x 16 KiB past the next row's line under this step, asked for
+ * into L2 now: the elementwise pass of one row is arithmetic on a row
+ * already in L1, and the first pass of the next would otherwise wait for
+ * memory with nothing to do. Asking for the next row itself into L1 (the
+ * previous form of this rung) leaves too few lines in flight: measured by
+ * `make half-pattern` (chapter 8, "The limit"), the bare pattern reaches
+ * the copy only with its reads asked for 4-16 KiB ahead, and Gemma's bf16
+ * rung went from 0.64 to 0.67-0.72 of the copy over three runs. One
+ * prefetch per 64-byte line, every other 16-element step; past the end of
+ * x it does nothing, as a prefetch never faults (the address is formed as
+ * an integer). */
+enum { PF_AHEAD = 16384 };
 static inline __attribute__((always_inline)) void prefetch_next(const uint16_t *next, size_t i)
 {
     if (next && (i & 31) == 0)
-        _mm_prefetch((const char *)(next + i), _MM_HINT_T0);
+        _mm_prefetch((const char *)((uintptr_t)(next + i) + PF_AHEAD), _MM_HINT_T1);
 }
 
 /* The elementwise pass of RMSNorm: y = round(x * inv) * w (llama) or
- * round(x * inv * w) (gemma, w = 1 + weight); `w` widened to fp32. */
+ * round(x * inv * w) (gemma, w = 1 + weight). */
 static inline __attribute__((always_inline)) void
-rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const float *w,
+rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const void *w,
          float inv, size_t d, uint16_t *y, const uint16_t *next)
 {
     const __m512 vinv = _mm512_set1_ps(inv);
@@ -75,7 +81,7 @@ rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const flo
         __m512 xr = _mm512_mul_ps(load16(dt, x + i, 0xffff), vinv);
         if (cast == NL_CAST_LLAMA) /* round x*r to the dtype, multiply in the dtype */
             xr = widen16(dt, narrow_full(dt, hw, xr));
-        __m512 out = _mm512_mul_ps(xr, _mm512_loadu_ps(w + i));
+        __m512 out = _mm512_mul_ps(xr, weight16(dt, cast != NL_CAST_GEMMA, w, i, 0xffff));
         put16(nt, y + i, narrow_full(dt, hw, out));
     }
     if (i < d) { /* the tail: masked, narrowed by the exact integer trick */
@@ -83,14 +89,14 @@ rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const flo
         __m512 xr = _mm512_mul_ps(load16(dt, x + i, k), vinv);
         if (cast == NL_CAST_LLAMA)
             xr = widen16(dt, narrow16(dt, xr));
-        __m512 out = _mm512_mul_ps(xr, _mm512_maskz_loadu_ps(k, w + i));
+        __m512 out = _mm512_mul_ps(xr, weight16(dt, cast != NL_CAST_GEMMA, w, i, k));
         _mm256_mask_storeu_epi16(y + i, k, narrow16(dt, out));
     }
 }
 
 /* torch's LayerNorm elementwise: ((x * rstd + shift) * g) + b, no FMA. */
 static inline __attribute__((always_inline)) void
-ln_pass(nl_dtype dt, int hw, int nt, const uint16_t *x, const float *g, const float *b,
+ln_pass(nl_dtype dt, int hw, int nt, const uint16_t *x, const void *g, const void *b,
         float rstdf, float shiftf, size_t d, uint16_t *y, const uint16_t *next)
 {
     const __m512 shift = _mm512_set1_ps(shiftf), rstd = _mm512_set1_ps(rstdf);
@@ -98,14 +104,15 @@ ln_pass(nl_dtype dt, int hw, int nt, const uint16_t *x, const float *g, const fl
     for (; i + 16 <= d; i += 16) {
         prefetch_next(next, i);
         __m512 t = _mm512_add_ps(_mm512_mul_ps(load16(dt, x + i, 0xffff), rstd), shift);
-        t = _mm512_add_ps(_mm512_mul_ps(t, _mm512_loadu_ps(g + i)), _mm512_loadu_ps(b + i));
+        t = _mm512_add_ps(_mm512_mul_ps(t, weight16(dt, 1, g, i, 0xffff)),
+                          weight16(dt, 1, b, i, 0xffff));
         put16(nt, y + i, narrow_full(dt, hw, t));
     }
     if (i < d) {
         __mmask16 k = nl_mask16(d - i);
         __m512 t = _mm512_add_ps(_mm512_mul_ps(load16(dt, x + i, k), rstd), shift);
-        t = _mm512_mul_ps(t, _mm512_maskz_loadu_ps(k, g + i));
-        t = _mm512_add_ps(t, _mm512_maskz_loadu_ps(k, b + i));
+        t = _mm512_mul_ps(t, weight16(dt, 1, g, i, k));
+        t = _mm512_add_ps(t, weight16(dt, 1, b, i, k));
         _mm256_mask_storeu_epi16(y + i, k, narrow16(dt, t));
     }
 }
@@ -114,8 +121,8 @@ ln_pass(nl_dtype dt, int hw, int nt, const uint16_t *x, const float *g, const fl
  * the caller takes it, by vdpbf16ps where it can), or from the double
  * statistics of the scalar kernel where fp32 cannot hold them. */
 static inline __attribute__((always_inline)) void
-one_row(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const float *w,
-        const float *b, float eps, size_t d, uint16_t *y, double s, const uint16_t *next)
+one_row(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const void *w,
+        const void *b, float eps, size_t d, uint16_t *y, double s, const uint16_t *next)
 {
     if (cast == NL_CAST_TORCH) {
         float meanf, rstdf;
@@ -130,8 +137,8 @@ one_row(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const floa
 /* The rows of a call, one function per cast order and narrowing so that
  * every inner loop is compiled for constants. */
 #define ROWS(cast, tag)                                                                   \
-    static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const float *w,         \
-                           const float *b, float eps, size_t rows, size_t d, uint16_t *y) \
+    static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const void *w,          \
+                           const void *b, float eps, size_t rows, size_t d, uint16_t *y)  \
     {                                                                                     \
         for (size_t r = 0; r < rows; r++) {                                               \
             const uint16_t *xr = x + r * d;                                               \
@@ -143,8 +150,8 @@ one_row(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const floa
                         first_sum(NL_DT_F16, cast, xr, d), r + 1 < rows ? xr + d : NULL);   \
         }                                                                                 \
     }                                                                                     \
-    BF16_TARGET static void rows_##tag##_hw(int nt, const uint16_t *x, const float *w,    \
-                                            const float *b, float eps, size_t rows,       \
+    BF16_TARGET static void rows_##tag##_hw(int nt, const uint16_t *x, const void *w,     \
+                                            const void *b, float eps, size_t rows,        \
                                             size_t d, uint16_t *y)                        \
     {                                                                                     \
         for (size_t r = 0; r < rows; r++)                                                 \
@@ -152,47 +159,4 @@ one_row(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const floa
                     dot_bf16(x + r * d, d, cast != NL_CAST_TORCH),                        \
                     r + 1 < rows ? x + (r + 1) * d : NULL);                               \
     }
-ROWS(NL_CAST_LLAMA, llama)
-ROWS(NL_CAST_GEMMA, gemma)
-ROWS(NL_CAST_TORCH, torch)
-
-typedef void rows_fn(nl_dtype, int, const uint16_t *, const float *, const float *, float,
-                     size_t, size_t, uint16_t *);
-typedef void hw_rows_fn(int, const uint16_t *, const float *, const float *, float, size_t,
-                        size_t, uint16_t *);
-
-static int run(nl_cast cast, rows_fn *plain_rows, hw_rows_fn *hw_rows, nl_dtype dt,
-               const uint16_t *x, const void *gamma, const void *beta, float eps, size_t rows,
-               size_t d, uint16_t *y)
-{
-    int rc = nl_half_check_args(dt, x, gamma, beta, rows, d, y, nl_cast_norm(cast));
-    if (rc || rows == 0)
-        return rc;
-    int ln = cast == NL_CAST_TORCH;
-    float *w = nl_alloc(d * sizeof(float) * (ln ? 2 : 1));
-    if (!w) {
-        nl_set_error("no memory for %zu widened weights", d);
-        return NL_ENOMEM;
-    }
-    float *b = ln ? w + d : NULL;
-    widen_weights(dt, cast, gamma, beta, d, w, b, 0);
-    int nt = nl_output_spills(rows, (d + 1) / 2); /* 16-bit: half the floats */
-    if (dt == NL_DT_BF16 && cpu_has_bf16())
-        hw_rows(nt, x, w, b, eps, rows, d, y);
-    else
-        plain_rows(dt, nt, x, w, b, eps, rows, d, y);
-    if (nt)
-        _mm_sfence(); /* streamed lines are visible before we return */
-    nl_free(w);
-    return NL_OK;
-}
-
-#define F32STATS_KERNEL(name, cast, tag)                                                       \
-    int nl_##name(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,    \
-                  float eps, size_t rows, size_t d, uint16_t *y)                          \
-    {                                                                                     \
-        return run(cast, rows_##tag, rows_##tag##_hw, dt, x, gamma, beta, eps, rows, d, y); \
-    }
-F32STATS_KERNEL(rmsnorm_llama_f32stats_avx512, NL_CAST_LLAMA, llama)
-F32STATS_KERNEL(rmsnorm_gemma_f32stats_avx512, NL_CAST_GEMMA, gemma)
-F32STATS_KERNEL(layernorm_torch_f32stats_avx512, NL_CAST_TORCH, torch)
+HALF_RUNG(ROWS, f32stats, 0)

@@ -20,16 +20,25 @@
  * output back as input. fp16, and bf16 on a CPU without avx512_bf16, take
  * the pipelined loop on 16-lane vectors. */
 #include "precision/half_stats_avx512.h"
-#include "simd/simd.h"
 
 /* The row's scale and shift: RMSNorm 1/rms and 0, LayerNorm 1/std and
  * -mean/std. */
 typedef struct { __m512 a, c; } affine;
 
+/* Weight i: LayerNorm's gamma and beta are the caller's 16-bit values
+ * (half_run widens them for no rung: a d = 8192 row and 64 KiB of fp32
+ * weights do not fit L1 together), the RMSNorm orders' weights fp32 in
+ * the even/odd order. */
+static inline const void *wat(nl_cast cast, const void *w, size_t i)
+{
+    return cast == NL_CAST_TORCH ? (const void *)((const uint16_t *)w + i)
+                                 : (const void *)((const float *)w + i);
+}
+
 /* Up to 16 elements in memory order, narrowed by the exact rounding: the
  * 16-lane path and every row's last d mod 32 (mod 16). */
 static inline __attribute__((always_inline)) __m256i
-step16(nl_dtype dt, nl_cast cast, const uint16_t *x, const float *w, const float *b, affine t,
+step16(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *w, const void *b, affine t,
        __mmask16 k)
 {
     __m512 v = _mm512_mul_ps(load16(dt, x, k), t.a);
@@ -37,19 +46,20 @@ step16(nl_dtype dt, nl_cast cast, const uint16_t *x, const float *w, const float
         v = widen16(dt, narrow16(dt, v));
     if (cast == NL_CAST_TORCH)
         v = _mm512_add_ps(v, t.c);
-    v = _mm512_mul_ps(v, _mm512_maskz_loadu_ps(k, w));
+    v = _mm512_mul_ps(v, weight16(dt, cast == NL_CAST_TORCH, w, 0, k));
     if (cast == NL_CAST_TORCH)
-        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(k, b));
+        v = _mm512_add_ps(v, weight16(dt, 1, b, 0, k));
     return narrow16(dt, v);
 }
 
 static inline __attribute__((always_inline)) void
-tail16(nl_dtype dt, nl_cast cast, const uint16_t *x, const float *w, const float *b, affine t,
+tail16(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *w, const void *b, affine t,
        size_t n, uint16_t *y)
 {
     for (size_t k = 0; k < n; k += 16) {
         __mmask16 m = nl_mask16(n - k < 16 ? n - k : 16);
-        _mm256_mask_storeu_epi16(y + k, m, step16(dt, cast, x + k, w + k, b + k, t, m));
+        _mm256_mask_storeu_epi16(y + k, m,
+                                 step16(dt, cast, x + k, wat(cast, w, k), wat(cast, b, k), t, m));
     }
 }
 
@@ -111,7 +121,7 @@ static inline __m512i join32_exact(__m512 e, __m512 o)
  * even/odd order: llama round(x * inv) * w; gemma x * inv * (1 + w);
  * torch ((x * rstd + shift) * g) + b, no FMA. */
 BF16_TARGET static inline __attribute__((always_inline)) __m512i
-step32(nl_cast cast, int hw, __m512i u, const float *w, const float *b, affine t)
+step32(nl_cast cast, int hw, __m512i u, const void *w, const void *b, affine t)
 {
     __m512 e, o;
     split32(u, &e, &o);
@@ -120,28 +130,35 @@ step32(nl_cast cast, int hw, __m512i u, const float *w, const float *b, affine t
         split32(hw ? join32_hw(e, o) : join32_exact(e, o), &e, &o);
     if (cast == NL_CAST_TORCH)
         e = _mm512_add_ps(e, t.c), o = _mm512_add_ps(o, t.c);
-    e = _mm512_mul_ps(e, _mm512_loadu_ps(w)), o = _mm512_mul_ps(o, _mm512_loadu_ps(w + 16));
-    if (cast == NL_CAST_TORCH)
-        e = _mm512_add_ps(e, _mm512_loadu_ps(b)), o = _mm512_add_ps(o, _mm512_loadu_ps(b + 16));
+    __m512 we, wo;
+    if (cast == NL_CAST_TORCH) /* the caller's bf16 gamma and beta, split as x is */
+        split32(_mm512_loadu_si512(w), &we, &wo);
+    else
+        we = _mm512_loadu_ps(w), wo = _mm512_loadu_ps((const float *)w + 16);
+    e = _mm512_mul_ps(e, we), o = _mm512_mul_ps(o, wo);
+    if (cast == NL_CAST_TORCH) {
+        split32(_mm512_loadu_si512(b), &we, &wo);
+        e = _mm512_add_ps(e, we), o = _mm512_add_ps(o, wo);
+    }
     return hw ? join32_hw(e, o) : join32_exact(e, o);
 }
 
 // @snippet pipe-subnormal
 /* Outputs [i, i + 32) of the row. vcvtne2ps2bf16 reads a subnormal lane
  * as zero, so a subnormal value comes out of it as a bf16 zero, and so
- * does Llama's product after a subnormal x*r (0 times a finite w: run()
+ * does Llama's product after a subnormal x*r (0 times a finite w: half_run()
  * takes the exact path for a weight that is not finite). One vptestnmw
  * over the 32 outputs finds any zero; such a 32 (a true zero included,
  * rare in activations) is computed again with the exact rounding, before
  * the store, since x may be y. */
 BF16_TARGET static inline __attribute__((always_inline)) void
-out32(nl_cast cast, int nt, const uint16_t *x, const float *w, const float *b, affine t,
+out32(nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b, affine t,
       size_t i, uint16_t *y)
 {
     __m512i u = _mm512_loadu_si512(x + i);
-    __m512i q = step32(cast, 1, u, w + i, b + i, t);
+    __m512i q = step32(cast, 1, u, wat(cast, w, i), wat(cast, b, i), t);
     if (__builtin_expect(zero_words(q) != 0, 0))
-        q = step32(cast, 0, u, w + i, b + i, t);
+        q = step32(cast, 0, u, wat(cast, w, i), wat(cast, b, i), t);
     put32(nt, y + i, q);
 }
 // @end
@@ -172,7 +189,7 @@ typedef struct { double s1, s2; } sums;
  * dot_bf16's order (half_stats_avx512.h), and for LayerNorm also of x, as
  * the dot product with 1.0. Row 0 is this loop with no outputs. */
 BF16_TARGET static inline __attribute__((always_inline)) sums
-row_hw(nl_cast cast, int nt, const uint16_t *x, const float *w, const float *b, affine t,
+row_hw(nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b, affine t,
        size_t d, uint16_t *y, const uint16_t *next, int more, int out, const char *pf)
 {
     const __m512i one = _mm512_set1_epi16(0x3f80); /* 1.0 in bf16 */
@@ -205,7 +222,8 @@ row_hw(nl_cast cast, int nt, const uint16_t *x, const float *w, const float *b, 
             if (out && i + 32 <= d)
                 out32(cast, nt, x, w, b, t, i, y);
             else if (out)
-                tail16(NL_DT_BF16, cast, x + i, w + i, b + i, t, d - i, y + i);
+                tail16(NL_DT_BF16, cast, x + i, wat(cast, w, i), wat(cast, b, i), t, d - i,
+                       y + i);
             if (more) {
                 __m512i v = _mm512_maskz_loadu_epi16(lanes32(i, end), next + i);
                 DP(a0, v, v);
@@ -224,17 +242,17 @@ row_hw(nl_cast cast, int nt, const uint16_t *x, const float *w, const float *b, 
 /* ---- fp16, and bf16 without avx512_bf16: 16 lanes, memory order ---- */
 
 static inline __attribute__((always_inline)) void
-out16(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float *w, const float *b,
+out16(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b,
       affine t, size_t i, uint16_t *y)
 {
-    put16(nt, y + i, step16(dt, cast, x + i, w + i, b + i, t, 0xffff));
+    put16(nt, y + i, step16(dt, cast, x + i, wat(cast, w, i), wat(cast, b, i), t, 0xffff));
 }
 
 /* One row's outputs (`out`) and (`more`) the next row's sums: of x^2 in
  * dev_sums' order (half_stats_avx512.h), and for LayerNorm of x, in the
  * same blocks. */
 static inline __attribute__((always_inline)) sums
-row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float *w, const float *b,
+row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b,
           affine t, size_t d, uint16_t *y, const uint16_t *next, int more, int out,
           const char *pf)
 {
@@ -242,7 +260,7 @@ row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float *w, 
     __m512d q = _mm512_setzero_pd(), s = q;
     size_t i = 0;
     while (i < d) {
-        __m512 q0 = _mm512_setzero_ps(), q1 = q0, s0 = q0, s1 = q0;
+        block_sums a = block_zero();
         size_t end = d - i > BLOCK ? i + BLOCK : d;
         for (; i + 32 <= end; i += 32) {
             if (pf && ln)
@@ -253,28 +271,19 @@ row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float *w, 
                 out16(dt, cast, nt, x, w, b, t, i, y);
                 out16(dt, cast, nt, x, w, b, t, i + 16, y);
             }
-            if (more) {
-                __m512 v0 = load16(dt, next + i, 0xffff), v1 = load16(dt, next + i + 16, 0xffff);
-                q0 = _mm512_fmadd_ps(v0, v0, q0), q1 = _mm512_fmadd_ps(v1, v1, q1);
-                if (ln)
-                    s0 = _mm512_add_ps(s0, v0), s1 = _mm512_add_ps(s1, v1);
-            }
+            if (more)
+                block_add2(&a, load16(dt, next + i, 0xffff), load16(dt, next + i + 16, 0xffff),
+                           ln);
         }
         for (; i < end; i += 16) {
             if (out && i + 16 <= d)
                 out16(dt, cast, nt, x, w, b, t, i, y);
             else if (out)
-                tail16(dt, cast, x + i, w + i, b + i, t, d - i, y + i);
-            if (more) {
-                __m512 v = load16(dt, next + i, lanes16(i, end));
-                q0 = _mm512_fmadd_ps(v, v, q0);
-                if (ln)
-                    s0 = _mm512_add_ps(s0, v);
-            }
+                tail16(dt, cast, x + i, wat(cast, w, i), wat(cast, b, i), t, d - i, y + i);
+            if (more)
+                block_add1(&a, load16(dt, next + i, lanes16(i, end)), ln);
         }
-        q = add_halves(q, _mm512_add_ps(q0, q1));
-        if (ln)
-            s = add_halves(s, _mm512_add_ps(s0, s1));
+        block_fold(&q, &s, a, ln);
     }
     return (sums){_mm512_reduce_add_pd(s), _mm512_reduce_add_pd(q)};
 }
@@ -303,8 +312,8 @@ static inline __attribute__((always_inline)) affine affine_of(nl_dtype dt, nl_ca
 // @end
 
 static inline __attribute__((always_inline)) void
-rows_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float *w,
-              const float *b, float eps, size_t rows, size_t d, uint16_t *y, affine t)
+rows_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w,
+              const void *b, float eps, size_t rows, size_t d, uint16_t *y, affine t)
 {
     sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, NULL);
     for (size_t r = 0; r < rows; r++) {
@@ -328,19 +337,21 @@ rows_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float 
  * inner loop is compiled for constants: row 0's sums alone, then each
  * row's outputs with the next row's sums. */
 #define PIPE_ROWS(cast, tag)                                                                \
-    static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const float *w,           \
-                           const float *b, float eps, size_t rows, size_t d, uint16_t *y)   \
+    static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const void *wv,          \
+                           const void *bv, float eps, size_t rows, size_t d, uint16_t *y)   \
     {                                                                                       \
+        const void *w = wv, *b = bv;                                                        \
         affine t0 = {_mm512_setzero_ps(), _mm512_setzero_ps()};                             \
         if (dt == NL_DT_BF16)                                                               \
             rows_plain_of(NL_DT_BF16, cast, nt, x, w, b, eps, rows, d, y, t0);              \
         else                                                                                \
             rows_plain_of(NL_DT_F16, cast, nt, x, w, b, eps, rows, d, y, t0);               \
     }                                                                                       \
-    BF16_TARGET static void rows_##tag##_hw(int nt, const uint16_t *x, const float *w,      \
-                                            const float *b, float eps, size_t rows,         \
+    BF16_TARGET static void rows_##tag##_hw(int nt, const uint16_t *x, const void *wv,      \
+                                            const void *bv, float eps, size_t rows,         \
                                             size_t d, uint16_t *y)                          \
     {                                                                                       \
+        const void *w = wv, *b = bv;                                                        \
         affine t = {_mm512_setzero_ps(), _mm512_setzero_ps()};                              \
         sums s = row_hw(cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, NULL);                   \
         for (size_t r = 0; r < rows; r++) {                                                 \
@@ -359,53 +370,4 @@ rows_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const float 
             }                                                                               \
         }                                                                                   \
     }
-PIPE_ROWS(NL_CAST_LLAMA, llama)
-PIPE_ROWS(NL_CAST_GEMMA, gemma)
-PIPE_ROWS(NL_CAST_TORCH, torch)
-
-typedef void rows_fn(nl_dtype, int, const uint16_t *, const float *, const float *, float,
-                     size_t, size_t, uint16_t *);
-typedef void hw_rows_fn(int, const uint16_t *, const float *, const float *, float, size_t,
-                        size_t, uint16_t *);
-
-static int run(nl_cast cast, rows_fn *plain_rows, hw_rows_fn *hw_rows, nl_dtype dt,
-               const uint16_t *x, const void *gamma, const void *beta, float eps, size_t rows,
-               size_t d, uint16_t *y)
-{
-    int rc = nl_half_check_args(dt, x, gamma, beta, rows, d, y, nl_cast_norm(cast));
-    if (rc || rows == 0)
-        return rc;
-    int ln = cast == NL_CAST_TORCH, hw = dt == NL_DT_BF16 && cpu_has_bf16();
-    float *w = nl_alloc(d * sizeof(float) * (ln ? 2 : 1));
-    if (!w) {
-        nl_set_error("no memory for %zu widened weights", d);
-        return NL_ENOMEM;
-    }
-    float *b = ln ? w + d : NULL;
-    widen_weights(dt, cast, gamma, beta, d, w, b, hw);
-    /* out32's zero test sees a subnormal x*r of Llama only through a
-     * finite weight (0 * inf is NaN, not 0) */
-    for (size_t i = 0; hw && cast == NL_CAST_LLAMA && i < d; i++)
-        hw = isfinite(w[i]);
-    if (!hw && dt == NL_DT_BF16 && cpu_has_bf16()) /* back to memory order */
-        widen_weights(dt, cast, gamma, beta, d, w, b, 0);
-    int nt = nl_output_spills(rows, (d + 1) / 2); /* 16-bit: half the floats */
-    if (hw)
-        hw_rows(nt, x, w, b, eps, rows, d, y);
-    else
-        plain_rows(dt, nt, x, w, b, eps, rows, d, y);
-    if (nt)
-        _mm_sfence(); /* streamed lines are visible before we return */
-    nl_free(w);
-    return NL_OK;
-}
-
-#define PIPE_KERNEL(name, cast, tag)                                                      \
-    int nl_##name(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,    \
-                  float eps, size_t rows, size_t d, uint16_t *y)                          \
-    {                                                                                     \
-        return run(cast, rows_##tag, rows_##tag##_hw, dt, x, gamma, beta, eps, rows, d, y); \
-    }
-PIPE_KERNEL(rmsnorm_llama_pipe_avx512, NL_CAST_LLAMA, llama)
-PIPE_KERNEL(rmsnorm_gemma_pipe_avx512, NL_CAST_GEMMA, gemma)
-PIPE_KERNEL(layernorm_torch_pipe_avx512, NL_CAST_TORCH, torch)
+HALF_RUNG(PIPE_ROWS, pipe, 1)

@@ -92,16 +92,21 @@ BEST_AND_OMP(rmsnorm, t5_f32w, NL_CAST_T5_F32W)
 BEST_AND_OMP(layernorm, torch, NL_CAST_TORCH)
 
 #if defined(__x86_64__)
-/* The fp32-statistics rung (castorder_f32stats_avx512.c) on threads. */
-#define F32STATS_OMP(norm, cast, CAST)                                                      \
-    int nl_##norm##_##cast##_f32stats_omp(nl_dtype dt, const uint16_t *x, const void *gamma, \
+/* The fp32-statistics rung (castorder_f32stats_avx512.c) and the pipelined
+ * one (castorder_pipe_avx512.c) on threads, so that the bench can time
+ * every fast rung at every thread count. */
+#define RUNG_OMP(norm, cast, CAST, rung)                                                    \
+    int nl_##norm##_##cast##_##rung##_omp(nl_dtype dt, const uint16_t *x, const void *gamma, \
                                           const void *beta, float eps, size_t rows,         \
                                           size_t d, uint16_t *y)                            \
     {                                                                                       \
-        return threads_of(nl_##norm##_##cast##_f32stats_avx512, CAST, dt, x, gamma, beta,   \
+        return threads_of(nl_##norm##_##cast##_##rung##_avx512, CAST, dt, x, gamma, beta,   \
                           eps, rows, d, y);                                                 \
     }
-F32STATS_OMP(rmsnorm, llama, NL_CAST_LLAMA)
-F32STATS_OMP(rmsnorm, gemma, NL_CAST_GEMMA)
-F32STATS_OMP(layernorm, torch, NL_CAST_TORCH)
+RUNG_OMP(rmsnorm, llama, NL_CAST_LLAMA, f32stats)
+RUNG_OMP(rmsnorm, gemma, NL_CAST_GEMMA, f32stats)
+RUNG_OMP(layernorm, torch, NL_CAST_TORCH, f32stats)
+RUNG_OMP(rmsnorm, llama, NL_CAST_LLAMA, pipe)
+RUNG_OMP(rmsnorm, gemma, NL_CAST_GEMMA, pipe)
+RUNG_OMP(layernorm, torch, NL_CAST_TORCH, pipe)
 #endif

@@ -1,7 +1,8 @@
-/* half_stats_avx512.h — the fp32 row statistics of chapter 8's fast
- * rungs (castorder_f32stats_avx512.c, castorder_pipe_avx512.c): both take
- * them in exactly this order, so the two rungs agree bit for bit. Include
- * only from *_avx512.c. */
+/* half_stats_avx512.h — what chapter 8's fast rungs share
+ * (castorder_f32stats_avx512.c, castorder_pipe_avx512.c): the fp32 row
+ * statistics, which both take in exactly this order, so the two rungs
+ * agree bit for bit; the weights widened once a call; and one call's
+ * frame around each rung's row functions. Include only from *_avx512.c. */
 #ifndef NL_HALF_STATS_AVX512_H
 #define NL_HALF_STATS_AVX512_H
 
@@ -10,6 +11,7 @@
 #include "precision/half_avx512.h"
 #include "precision/precision.h"
 #include "simd/avx512_util.h"
+#include "simd/simd.h"
 
 /* A sum of squares (or of squared deviations) inside this range kept
  * every term of the row inside fp32's normal range with room to spare. */
@@ -41,8 +43,44 @@ static inline __m512d add_halves(__m512d acc, __m512 v)
  * fp32 accumulators over blocks of BLOCK elements (4 terms a lane), each
  * block's sums then added in double. The fp32 error stays that of a few
  * additions, so the row's fp32 statistic is, but for a last bit now and
- * then, the scalar kernel's; the cost is two conversions per block. */
+ * then, the scalar kernel's; the cost is two conversions per block. The
+ * steps are functions of their own: castorder_pipe_avx512.c takes the
+ * same sums, in the same order, inside its output loop. */
 enum { BLOCK = 256 };
+typedef struct { __m512 q0, q1, s0, s1; } block_sums;
+
+static inline block_sums block_zero(void)
+{
+    __m512 z = _mm512_setzero_ps();
+    return (block_sums){z, z, z, z};
+}
+
+/* 32 terms, v0 and v1; `sum` also adds them to the plain sums */
+static inline __attribute__((always_inline)) void block_add2(block_sums *a, __m512 v0, __m512 v1,
+                                                             int sum)
+{
+    a->q0 = _mm512_fmadd_ps(v0, v0, a->q0), a->q1 = _mm512_fmadd_ps(v1, v1, a->q1);
+    if (sum)
+        a->s0 = _mm512_add_ps(a->s0, v0), a->s1 = _mm512_add_ps(a->s1, v1);
+}
+
+/* up to 16 terms, the rest of a block (zero lanes add nothing) */
+static inline __attribute__((always_inline)) void block_add1(block_sums *a, __m512 v, int sum)
+{
+    a->q0 = _mm512_fmadd_ps(v, v, a->q0);
+    if (sum)
+        a->s0 = _mm512_add_ps(a->s0, v);
+}
+
+/* a finished block's sums added to the row's double lanes */
+static inline __attribute__((always_inline)) void block_fold(__m512d *q, __m512d *s, block_sums a,
+                                                             int sum)
+{
+    *q = add_halves(*q, _mm512_add_ps(a.q0, a.q1));
+    if (sum)
+        *s = add_halves(*s, _mm512_add_ps(a.s0, a.s1));
+}
+
 static inline __attribute__((always_inline)) double dev_sums(nl_dtype dt, const uint16_t *x,
                                                              size_t d, float c, double *sdev)
 {
@@ -50,25 +88,16 @@ static inline __attribute__((always_inline)) double dev_sums(nl_dtype dt, const 
     const __m512 cc = _mm512_set1_ps(c);
     size_t i = 0;
     while (i < d) {
-        __m512 q0 = _mm512_setzero_ps(), q1 = q0, s0 = q0, s1 = q0;
+        block_sums a = block_zero();
         size_t end = d - i > BLOCK ? i + BLOCK : d;
-        for (; i + 32 <= end; i += 32) {
-            __m512 v0 = _mm512_sub_ps(load16(dt, x + i, 0xffff), cc);
-            __m512 v1 = _mm512_sub_ps(load16(dt, x + i + 16, 0xffff), cc);
-            q0 = _mm512_fmadd_ps(v0, v0, q0), q1 = _mm512_fmadd_ps(v1, v1, q1);
-            if (sdev)
-                s0 = _mm512_add_ps(s0, v0), s1 = _mm512_add_ps(s1, v1);
-        }
+        for (; i + 32 <= end; i += 32)
+            block_add2(&a, _mm512_sub_ps(load16(dt, x + i, 0xffff), cc),
+                       _mm512_sub_ps(load16(dt, x + i + 16, 0xffff), cc), sdev != NULL);
         for (; i < end; i += 16) {
             __mmask16 k = lanes16(i, end);
-            __m512 v = _mm512_maskz_sub_ps(k, load16(dt, x + i, k), cc);
-            q0 = _mm512_fmadd_ps(v, v, q0);
-            if (sdev)
-                s0 = _mm512_add_ps(s0, v);
+            block_add1(&a, _mm512_maskz_sub_ps(k, load16(dt, x + i, k), cc), sdev != NULL);
         }
-        q = add_halves(q, _mm512_add_ps(q0, q1));
-        if (sdev)
-            s = add_halves(s, _mm512_add_ps(s0, s1));
+        block_fold(&q, &s, a, sdev != NULL);
     }
     if (sdev)
         *sdev = _mm512_reduce_add_pd(s);
@@ -172,5 +201,93 @@ static inline void widen_weights(nl_dtype dt, nl_cast cast, const uint16_t *gamm
             b[at] = nl_half_to_float(dt, beta[i]);
     }
 }
+
+/* Up to 16 weights from i on (lanes k), as fp32: with `w16` the caller's
+ * 16-bit values, widened here, else fp32 widened once a call by half_run.
+ * Gemma's 1 + w must be fp32; Llama's weight and LayerNorm's gamma and
+ * beta are exact in the dtype. A row of d = 8192 and its fp32 weights
+ * (32 KiB, LayerNorm's two 64 KiB) do not fit the 48 KiB L1 together, and
+ * out of cache the weights' lines then compete with the stream from
+ * memory; 16-bit weights take half the room for a widening per 16
+ * (chapter 8, "The limit"). */
+static inline __attribute__((always_inline)) __m512 weight16(nl_dtype dt, int w16, const void *w,
+                                                             size_t i, __mmask16 k)
+{
+    if (!w16)
+        return _mm512_maskz_loadu_ps(k, (const float *)w + i);
+    return load16(dt, (const uint16_t *)w + i, k);
+}
+
+/* The rows of a call: `plain` for fp16, and for bf16 on a CPU without
+ * avx512_bf16; `hw` for bf16 with it. */
+typedef void half_rows_fn(nl_dtype, int, const uint16_t *, const void *, const void *, float,
+                          size_t, size_t, uint16_t *);
+typedef void half_hw_rows_fn(int, const uint16_t *, const void *, const void *, float, size_t,
+                             size_t, uint16_t *);
+
+/* One call of a fast rung: the arguments checked, the weights widened to
+ * fp32 once (with `split`, the pipe rung's: the hw rows read them in the
+ * even/odd order of a 32-bf16 load, and Llama's need them finite:
+ * castorder_pipe_avx512.c's zero test sees a subnormal x*r only through a
+ * finite weight, since 0 * inf is NaN, not 0), then the rows, streamed
+ * where the output spills L2. Gemma's 1 + w is widened for both rungs,
+ * since fp32 is where GemmaRMSNorm adds it, and Llama's for the pipe rung;
+ * LayerNorm's gamma and beta, and Llama's weight in the f32stats rung, are
+ * read as the caller's 16-bit values (weight16). */
+static inline int half_run(nl_cast cast, int split, half_rows_fn *plain, half_hw_rows_fn *hw_rows,
+                           nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,
+                           float eps, size_t rows, size_t d, uint16_t *y)
+{
+    int rc = nl_half_check_args(dt, x, gamma, beta, rows, d, y, nl_cast_norm(cast));
+    if (rc || rows == 0)
+        return rc;
+    int ln = cast == NL_CAST_TORCH, hw = dt == NL_DT_BF16 && cpu_has_bf16();
+    const void *wv = gamma, *bv = beta;
+    float *w = NULL;
+    if (cast == NL_CAST_GEMMA || (split && cast == NL_CAST_LLAMA)) {
+        w = nl_alloc(d * sizeof(float) * (ln ? 2 : 1));
+        if (!w) {
+            nl_set_error("no memory for %zu widened weights", d);
+            return NL_ENOMEM;
+        }
+        float *b = ln ? w + d : NULL;
+        widen_weights(dt, cast, gamma, beta, d, w, b, hw && split);
+        if (hw && split && cast == NL_CAST_LLAMA) {
+            for (size_t i = 0; hw && i < d; i++)
+                hw = isfinite(w[i]);
+            if (!hw) /* back to memory order, for the plain rows */
+                widen_weights(dt, cast, gamma, beta, d, w, b, 0);
+        }
+        wv = w, bv = b;
+    }
+    int nt = nl_output_spills(rows, (d + 1) / 2); /* 16-bit: half the floats */
+    if (hw)
+        hw_rows(nt, x, wv, bv, eps, rows, d, y);
+    else
+        plain(dt, nt, x, wv, bv, eps, rows, d, y);
+    if (nt)
+        _mm_sfence(); /* streamed lines are visible before we return */
+    nl_free(w);
+    return NL_OK;
+}
+
+/* nl_<name>, with nl_half_fn's signature, from rows_<tag> and rows_<tag>_hw */
+#define HALF_KERNEL(name, cast, tag, split)                                                 \
+    int nl_##name(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,      \
+                  float eps, size_t rows, size_t d, uint16_t *y)                            \
+    {                                                                                       \
+        return half_run(cast, split, rows_##tag, rows_##tag##_hw, dt, x, gamma, beta, eps,   \
+                        rows, d, y);                                                        \
+    }
+
+/* A rung's three cast orders: ROWS(cast, tag) defines rows_<tag> and
+ * rows_<tag>_hw; the kernels are nl_rmsnorm_llama_<rung>_avx512 and so on. */
+#define HALF_RUNG(ROWS, rung, split)                                                        \
+    ROWS(NL_CAST_LLAMA, llama)                                                              \
+    ROWS(NL_CAST_GEMMA, gemma)                                                              \
+    ROWS(NL_CAST_TORCH, torch)                                                              \
+    HALF_KERNEL(rmsnorm_llama_##rung##_avx512, NL_CAST_LLAMA, llama, split)                 \
+    HALF_KERNEL(rmsnorm_gemma_##rung##_avx512, NL_CAST_GEMMA, gemma, split)                 \
+    HALF_KERNEL(layernorm_torch_##rung##_avx512, NL_CAST_TORCH, torch, split)
 
 #endif
