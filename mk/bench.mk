@@ -38,7 +38,8 @@ $(BUILD)/obj/code/bench/copy_kernel.o: ALL_CFLAGS += -fno-builtin
 # compiler, date and thread counts itself.
 BENCH_FLAGS ?=
 BENCH_NOTES = --note "commit: $$(git describe --always --dirty 2>/dev/null || echo unknown)" \
-    --note "make: CC=$(CC) CFLAGS=$(strip $(CFLAGS))$(if $(DNNL_LIBS), DNNL=$(DNNL_LIBS),)"
+    --note "make: CC=$(CC) CFLAGS=$(strip $(CFLAGS))$(if $(DNNL_LIBS), DNNL=$(DNNL_LIBS),)" \
+    --note "load: 1/5/15-minute load average $$(cut -d' ' -f1-3 /proc/loadavg) when the bench started"
 
 .PHONY: bench bench-quick bench-reference figures
 
@@ -125,7 +126,6 @@ $(PEERS_VENV)/.installed:
 .PHONY: peers peers-smoke
 peers: $(NORMLAB) $(PEERS_VENV)/.installed
 	$(NORMLAB) bench --force --csv $(BUILD)/peers-ours.csv $(BENCH_NOTES) \
-	    --note "load: 1/5/15-minute load average $$(cut -d' ' -f1-3 /proc/loadavg) when the bench started" \
 	    $(PEERS_BENCH_FLAGS)
 	$(PEERS_VENV)/bin/python scripts/bench/peers.py --csv $(BUILD)/peers-ours.csv \
 	    --out $(PEERS_CSV) --force --frameworks $(PEERS_FRAMEWORKS)
