@@ -21,7 +21,7 @@
  *     that squares fell below fp32's normal range: bf16 has fp32's
  *     exponent, |x| ~ 1e20 squares past FLT_MAX), the row takes the double
  *     statistics of the scalar kernel instead: exact, and rare. */
-#include "precision/half_stats_avx512.h"
+#include "precision/half_step_avx512.h"
 
 /* Narrow 16 full lanes. With `hw` (bf16 on an avx512_bf16 CPU) by
  * vcvtneps2bf16, which reads a subnormal lane as zero: a vector with one
@@ -39,16 +39,10 @@ static inline __attribute__((always_inline)) __m256i narrow_full(nl_dtype dt, in
     return narrow16(dt, v);
 }
 
-/* A full vector of 16 outputs: streamed past the caches where `nt` (the
- * output spills L2, so an ordinary store would first read each line it
- * writes, a third stream of traffic) and y + i is on the 32-byte grid. */
-static inline __attribute__((always_inline)) void put16(int nt, uint16_t *p, __m256i v)
-{
-    if (nt && ((uintptr_t)p & 31) == 0)
-        _mm256_stream_si256((__m256i *)p, v);
-    else
-        _mm256_storeu_si256((__m256i *)p, v);
-}
+/* Full vectors of 16 outputs are stored by put16 (half_step_avx512.h):
+ * streamed past the caches where `nt` (the output spills L2, so an
+ * ordinary store would first read each line it writes, a third stream of
+ * traffic) and y + i is on the 32-byte grid. */
 
 /* A line of x 16 KiB past the next row's line under this step, asked for
  * into L2 now: the elementwise pass of one row is arithmetic on a row

@@ -1,8 +1,9 @@
 /* half_stats_avx512.h — what chapter 8's fast rungs share
- * (castorder_f32stats_avx512.c, castorder_pipe_avx512.c): the fp32 row
- * statistics, which both take in exactly this order, so the two rungs
- * agree bit for bit; the weights widened once a call; and one call's
- * frame around each rung's row functions. Include only from *_avx512.c. */
+ * (castorder_f32stats_avx512.c, castorder_pipe_avx512.c,
+ * castorder_block_avx512.c): the fp32 row statistics, which all take in
+ * exactly this order, so that the rungs agree bit for bit; the weights
+ * widened once a call; and one call's frame around each rung's row
+ * functions. Include only from *_avx512.c. */
 #ifndef NL_HALF_STATS_AVX512_H
 #define NL_HALF_STATS_AVX512_H
 
@@ -106,29 +107,56 @@ static inline __attribute__((always_inline)) double dev_sums(nl_dtype dt, const 
 
 /* bf16 with avx512_bf16: sum of x*y over the row by vdpbf16ps, 32 pairs a
  * step; y = x gives the sum of squares, y = 1.0 the sum of x. Blocks of
- * 4 BLOCK elements (8 products a lane) are added in double, as above. */
+ * 4 BLOCK elements (8 products a lane) are added in double, as above. The
+ * steps are functions of their own, as block_sums' are: the one-pass
+ * rungs take the same sums inside their output loops. */
+typedef struct { __m512 a0, a1, a2, a3; } dot4;
+
+static inline dot4 dot4_zero(void)
+{
+    __m512 z = _mm512_setzero_ps();
+    return (dot4){z, z, z, z};
+}
+
+#define DOT_ONE _mm512_set1_epi16(0x3f80) /* 1.0 in bf16 */
+
+/* 128 elements, v0..v3: with `square` their squares, else the elements */
+BF16_TARGET static inline __attribute__((always_inline)) void
+dot4_add4(dot4 *a, __m512i v0, __m512i v1, __m512i v2, __m512i v3, int square)
+{
+    a->a0 = _mm512_dpbf16_ps(a->a0, (__m512bh)v0, (__m512bh)(square ? v0 : DOT_ONE));
+    a->a1 = _mm512_dpbf16_ps(a->a1, (__m512bh)v1, (__m512bh)(square ? v1 : DOT_ONE));
+    a->a2 = _mm512_dpbf16_ps(a->a2, (__m512bh)v2, (__m512bh)(square ? v2 : DOT_ONE));
+    a->a3 = _mm512_dpbf16_ps(a->a3, (__m512bh)v3, (__m512bh)(square ? v3 : DOT_ONE));
+}
+
+/* up to 32 elements of a block's rest (zero words add nothing) */
+BF16_TARGET static inline __attribute__((always_inline)) void dot4_add1(dot4 *a, __m512i v,
+                                                                         int square)
+{
+    a->a0 = _mm512_dpbf16_ps(a->a0, (__m512bh)v, (__m512bh)(square ? v : DOT_ONE));
+}
+
+/* a finished block added to the row's double lanes */
+static inline __attribute__((always_inline)) __m512d dot4_fold(__m512d acc, dot4 a)
+{
+    return add_halves(acc, _mm512_add_ps(_mm512_add_ps(a.a0, a.a1), _mm512_add_ps(a.a2, a.a3)));
+}
+
 BF16_TARGET static inline __attribute__((always_inline)) double
 dot_bf16(const uint16_t *x, size_t d, int square)
 {
-    const __m512i one = _mm512_set1_epi16(0x3f80); /* 1.0 in bf16 */
     __m512d acc = _mm512_setzero_pd();
     size_t i = 0;
     while (i < d) {
-        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        dot4 a = dot4_zero();
         size_t end = d - i > 4 * BLOCK ? i + 4 * BLOCK : d;
-        for (; i + 128 <= end; i += 128) {
-            __m512i v0 = _mm512_loadu_si512(x + i), v1 = _mm512_loadu_si512(x + i + 32);
-            __m512i v2 = _mm512_loadu_si512(x + i + 64), v3 = _mm512_loadu_si512(x + i + 96);
-            a0 = _mm512_dpbf16_ps(a0, (__m512bh)v0, (__m512bh)(square ? v0 : one));
-            a1 = _mm512_dpbf16_ps(a1, (__m512bh)v1, (__m512bh)(square ? v1 : one));
-            a2 = _mm512_dpbf16_ps(a2, (__m512bh)v2, (__m512bh)(square ? v2 : one));
-            a3 = _mm512_dpbf16_ps(a3, (__m512bh)v3, (__m512bh)(square ? v3 : one));
-        }
-        for (; i < end; i += 32) {
-            __m512i v = _mm512_maskz_loadu_epi16(lanes32(i, end), x + i);
-            a0 = _mm512_dpbf16_ps(a0, (__m512bh)v, (__m512bh)(square ? v : one));
-        }
-        acc = add_halves(acc, _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
+        for (; i + 128 <= end; i += 128)
+            dot4_add4(&a, _mm512_loadu_si512(x + i), _mm512_loadu_si512(x + i + 32),
+                      _mm512_loadu_si512(x + i + 64), _mm512_loadu_si512(x + i + 96), square);
+        for (; i < end; i += 32)
+            dot4_add1(&a, _mm512_maskz_loadu_epi16(lanes32(i, end), x + i), square);
+        acc = dot4_fold(acc, a);
     }
     return _mm512_reduce_add_pd(acc);
 }
@@ -186,8 +214,8 @@ static inline __attribute__((always_inline)) double first_sum(nl_dtype dt, nl_ca
 /* gamma (Gemma: 1 + gamma, in fp32 as GemmaRMSNorm adds it) and beta,
  * widened once for every row of the call. With `split`, each full 32 of
  * the row is stored as its 16 even elements, then its 16 odd ones: the
- * lanes in which castorder_pipe_avx512.c holds a 32-element load of bf16
- * (the rest of the row stays in order). */
+ * lanes in which the one-pass rungs (half_step_avx512.h) hold a
+ * 32-element load of bf16 (the rest of the row stays in order). */
 static inline void widen_weights(nl_dtype dt, nl_cast cast, const uint16_t *gamma,
                                  const uint16_t *beta, size_t d, float *w, float *b, int split)
 {
@@ -226,12 +254,13 @@ typedef void half_hw_rows_fn(int, const uint16_t *, const void *, const void *, 
                              size_t, uint16_t *);
 
 /* One call of a fast rung: the arguments checked, the weights widened to
- * fp32 once (with `split`, the pipe rung's: the hw rows read them in the
- * even/odd order of a 32-bf16 load, and Llama's need them finite:
- * castorder_pipe_avx512.c's zero test sees a subnormal x*r only through a
- * finite weight, since 0 * inf is NaN, not 0), then the rows, streamed
- * where the output spills L2. Gemma's 1 + w is widened for both rungs,
- * since fp32 is where GemmaRMSNorm adds it, and Llama's for the pipe rung;
+ * fp32 once (with `split`, the one-pass rungs': the hw rows read them in
+ * the even/odd order of a 32-bf16 load, and Llama's need them finite:
+ * out32's zero test (half_step_avx512.h) sees a subnormal x*r only through
+ * a finite weight, since 0 * inf is NaN, not 0), then the rows, streamed
+ * where the output spills L2. Gemma's 1 + w is widened for every rung,
+ * since fp32 is where GemmaRMSNorm adds it, and Llama's for the one-pass
+ * rungs (pipe, block);
  * LayerNorm's gamma and beta, and Llama's weight in the f32stats rung, are
  * read as the caller's 16-bit values (weight16). */
 static inline int half_run(nl_cast cast, int split, half_rows_fn *plain, half_hw_rows_fn *hw_rows,
