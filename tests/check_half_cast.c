@@ -424,17 +424,27 @@ END_TEST
 
 /* The pipe rung (castorder_pipe_avx512.c) sums RMSNorm's squares in the
  * f32stats rung's order and rounds at the same points, so the two agree
- * bit for bit; here on rows whose pointers are one element off the
- * vector grid, widths that are not a multiple of 16 or 32, and with one
- * tiny x in a full 32 in the middle of a row (its x*r is subnormal, which
- * vcvtne2ps2bf16 would flush: the 32 must take the exact path). */
-START_TEST(pipe_rung_keeps_the_f32stats_bits)
+ * bit for bit; the block rung (castorder_block_avx512.c) takes the pipe
+ * rung's sums and steps four rows a loop, so it has the pipe rung's bits
+ * (for RMSNorm the f32stats rung's). Here on rows whose pointers are one
+ * element off the vector grid, widths that are not a multiple of 16 or
+ * 32, row counts below, at and past a block of four (a last block of 1-3
+ * rows), and with one tiny x in a full 32 in the middle of a row (its x*r
+ * is subnormal, which vcvtne2ps2bf16 would flush: the 32 must take the
+ * exact path). */
+START_TEST(fast_rungs_keep_their_model_bits)
 {
     static const char *const pairs[][2] = {
         {"rmsnorm_llama_bf16_avx512_pipe", "rmsnorm_llama_bf16_avx512_f32stats"},
         {"rmsnorm_gemma_bf16_avx512_pipe", "rmsnorm_gemma_bf16_avx512_f32stats"},
         {"rmsnorm_llama_f16_avx512_pipe", "rmsnorm_llama_f16_avx512_f32stats"},
         {"rmsnorm_gemma_f16_avx512_pipe", "rmsnorm_gemma_f16_avx512_f32stats"},
+        {"rmsnorm_llama_bf16_avx512_block", "rmsnorm_llama_bf16_avx512_f32stats"},
+        {"rmsnorm_gemma_bf16_avx512_block", "rmsnorm_gemma_bf16_avx512_f32stats"},
+        {"rmsnorm_llama_f16_avx512_block", "rmsnorm_llama_f16_avx512_f32stats"},
+        {"rmsnorm_gemma_f16_avx512_block", "rmsnorm_gemma_f16_avx512_f32stats"},
+        {"layernorm_torch_bf16_avx512_block", "layernorm_torch_bf16_avx512_pipe"},
+        {"layernorm_torch_f16_avx512_block", "layernorm_torch_f16_avx512_pipe"},
     };
     const nl_half_impl *h = nl_find_half_impl(pairs[_i][0]), *f = nl_find_half_impl(pairs[_i][1]);
     if (!h || !f)
@@ -442,40 +452,45 @@ START_TEST(pipe_rung_keeps_the_f32stats_bits)
     if (nl_half_unavailable(h))
         NL_SKIP(nl_half_unavailable(h));
     static const size_t ds[] = {31, 33, 97, 1000, 1056, 4097};
-    for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
-        size_t d = ds[k], rows = 7;
-        half_problem p = make(h, rows, d, 1, 77 + d);
-        uint16_t *xs = malloc((rows * d + 1) * 2), *ys = malloc((rows * d + 1) * 2);
-        memcpy(xs + 1, p.x, rows * d * 2); /* one element off the grid */
-        if (d > 64 && h->dtype == NL_DT_BF16)
-            xs[1 + 2 * d + 40] = nl_half_from_float(h->dtype, 1e-39f);
-        ck_assert_int_eq(f->fn(p.dt, xs + 1, p.gamma, p.beta, 1e-6f, rows, d, p.want), 0);
-        ck_assert_int_eq(h->fn(p.dt, xs + 1, p.gamma, p.beta, 1e-6f, rows, d, ys + 1), 0);
-        for (size_t i = 0; i < rows * d; i++)
-            NL_ASSERT_EACH(ys[1 + i] == p.want[i],
-                           "%s, %zu rows of d = %zu at an odd address: element [%zu][%zu] is "
-                           "0x%04x, %s gives 0x%04x. Same sums in the same order and the same "
-                           "rounding points must give the same bits: check the even/odd "
-                           "order of the weights and the zero test of the slow path.",
-                           h->name, rows, d, i / d, i % d, ys[1 + i], f->name, p.want[i]);
-        free(xs), free(ys);
-        release(&p);
-    }
+    static const size_t rs[] = {1, 3, 4, 7, 9, 61};
+    for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++)
+        for (size_t q = 0; q < sizeof rs / sizeof rs[0]; q++) {
+            size_t d = ds[k], rows = rs[q];
+            half_problem p = make(h, rows, d, 1, 77 + d + rows);
+            uint16_t *xs = malloc((rows * d + 1) * 2), *ys = malloc((rows * d + 1) * 2);
+            memcpy(xs + 1, p.x, rows * d * 2); /* one element off the grid */
+            if (d > 64 && h->dtype == NL_DT_BF16)
+                xs[1 + (rows > 2 ? 2 : rows - 1) * d + 40] = nl_half_from_float(h->dtype, 1e-39f);
+            ck_assert_int_eq(f->fn(p.dt, xs + 1, p.gamma, p.beta, 1e-6f, rows, d, p.want), 0);
+            ck_assert_int_eq(h->fn(p.dt, xs + 1, p.gamma, p.beta, 1e-6f, rows, d, ys + 1), 0);
+            for (size_t i = 0; i < rows * d; i++)
+                NL_ASSERT_EACH(ys[1 + i] == p.want[i],
+                               "%s, %zu rows of d = %zu at an odd address: element [%zu][%zu] "
+                               "is 0x%04x, %s gives 0x%04x. Same sums in the same order and "
+                               "the same rounding points must give the same bits: check the "
+                               "even/odd order of the weights, the zero test of the slow path "
+                               "and, four rows a loop, which row's sums and weights a row gets.",
+                               h->name, rows, d, i / d, i % d, ys[1 + i], f->name, p.want[i]);
+            free(xs), free(ys);
+            release(&p);
+        }
 }
 END_TEST
 
-/* The fast rungs on threads (castorder_threads.c: *_f32stats_omp and
- * *_pipe_omp) split the rows into blocks, each computed by the rung
- * itself: on 2 and 3 threads, with row counts that do not divide, the
- * bits are the rung's on one thread. A block handed the wrong rows, or a
- * rung that kept state between rows across a block edge (the pipe rung
- * carries each row's sums into the next), would differ. */
+/* The fast rungs on threads (castorder_threads.c: *_f32stats_omp,
+ * *_pipe_omp and *_block_omp) split the rows into blocks, each computed by
+ * the rung itself: on 2 and 3 threads, with row counts that do not divide,
+ * the bits are the rung's on one thread. A block handed the wrong rows, or
+ * a rung that kept state between rows across a block edge (the pipe rung
+ * carries each row's sums into the next, the block rung four rows' into
+ * the next four), would differ. */
 START_TEST(threaded_rungs_keep_the_rung_bits)
 {
     static const char *const casts[] = {"rmsnorm_llama", "rmsnorm_gemma", "layernorm_torch"};
-    static const char *const dts[] = {"bf16", "f16"}, *const kinds[] = {"f32stats", "pipe"};
+    static const char *const dts[] = {"bf16", "f16"},
+                             *const kinds[] = {"f32stats", "pipe", "block"};
     for (int t = 0; t < 2; t++)
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 3; k++) {
             char one[96], many[96];
             snprintf(one, sizeof one, "%s_%s_avx512_%s", casts[_i], dts[t], kinds[k]);
             snprintf(many, sizeof many, "%s_%s_%s_omp", casts[_i], dts[t], kinds[k]);
@@ -485,7 +500,7 @@ START_TEST(threaded_rungs_keep_the_rung_bits)
             if (nl_half_unavailable(m))
                 NL_SKIP(nl_half_unavailable(m));
             size_t rows = 23, d = 1000;
-            half_problem p = make(h, rows, d, 1, 91 + (uint64_t)(t * 2 + k));
+            half_problem p = make(h, rows, d, 1, 91 + (uint64_t)(t * 3 + k));
             ck_assert_int_eq(h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.want), 0);
             for (int threads = 2; threads <= 3; threads++) {
                 int before = omp_get_max_threads();
@@ -539,7 +554,7 @@ Suite *nl_suite(void)
     tcase_add_loop_test(reg, subnormal_outputs_survive, 0, (int)count_impls());
     tcase_add_loop_test(reg, outputs_larger_than_cache_are_the_same_bits, 0, (int)count_impls());
     tcase_add_loop_test(reg, every_cast_order_is_near_the_double_reference, 0, (int)count_impls());
-    tcase_add_loop_test(reg, pipe_rung_keeps_the_f32stats_bits, 0, 4);
+    tcase_add_loop_test(reg, fast_rungs_keep_their_model_bits, 0, 10);
     tcase_add_loop_test(reg, threaded_rungs_keep_the_rung_bits, 0, 3);
     tcase_add_test(reg, bad_arguments_are_refused);
     suite_add_tcase(s, reg);

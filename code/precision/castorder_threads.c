@@ -92,9 +92,10 @@ BEST_AND_OMP(rmsnorm, t5_f32w, NL_CAST_T5_F32W)
 BEST_AND_OMP(layernorm, torch, NL_CAST_TORCH)
 
 #if defined(__x86_64__)
-/* The fp32-statistics rung (castorder_f32stats_avx512.c) and the pipelined
- * one (castorder_pipe_avx512.c) on threads, so that the bench can time
- * every fast rung at every thread count. */
+/* The fp32-statistics rung (castorder_f32stats_avx512.c), the pipelined
+ * one (castorder_pipe_avx512.c) and the block rung
+ * (castorder_block_avx512.c) on threads, so that the bench can time every
+ * fast rung at every thread count. */
 #define RUNG_OMP(norm, cast, CAST, rung)                                                    \
     int nl_##norm##_##cast##_##rung##_omp(nl_dtype dt, const uint16_t *x, const void *gamma, \
                                           const void *beta, float eps, size_t rows,         \
@@ -109,4 +110,7 @@ RUNG_OMP(layernorm, torch, NL_CAST_TORCH, f32stats)
 RUNG_OMP(rmsnorm, llama, NL_CAST_LLAMA, pipe)
 RUNG_OMP(rmsnorm, gemma, NL_CAST_GEMMA, pipe)
 RUNG_OMP(layernorm, torch, NL_CAST_TORCH, pipe)
+RUNG_OMP(rmsnorm, llama, NL_CAST_LLAMA, block)
+RUNG_OMP(rmsnorm, gemma, NL_CAST_GEMMA, block)
+RUNG_OMP(layernorm, torch, NL_CAST_TORCH, block)
 #endif
