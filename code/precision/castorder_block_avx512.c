@@ -22,7 +22,27 @@
  * checks that the variance kept its bits (affine_of). */
 #include "precision/half_step_avx512.h"
 
-enum { NB = 4 }; /* rows a block */
+#ifndef NL_HALF_BLOCK_ROWS /* knobs for trying other block heights */
+#define NL_HALF_BLOCK_ROWS 4
+#endif
+#ifndef NL_HALF_BLOCK_PHASED /* the next rows summed one at a time */
+#define NL_HALF_BLOCK_PHASED 0
+#endif
+#ifndef NL_HALF_BLOCK_PF /* and prefetch distances (bytes; 0: none) */
+#define NL_HALF_BLOCK_PF 0
+#endif
+enum { NB = NL_HALF_BLOCK_ROWS }; /* rows a block */
+
+/* The line PF bytes past the reads of each of the next rows, asked for
+ * into L2, where NL_HALF_BLOCK_PF sets a distance. */
+static inline __attribute__((always_inline)) void ask_ahead(const uint16_t *xn, size_t nn,
+                                                            size_t d, size_t i)
+{
+    for (size_t j = 0; NL_HALF_BLOCK_PF && j < nn; j++)
+        for (size_t k = 0; k < 256; k += 64)
+            _mm_prefetch((const char *)((uintptr_t)(xn + j * d + i) + NL_HALF_BLOCK_PF + k),
+                         _MM_HINT_T1);
+}
 
 /* The next rows' sums in double lanes, a row each: of x^2 (q) and of x
  * (p, LayerNorm), added to once per block of columns. */
@@ -42,6 +62,7 @@ static inline void row_lanes_out(const row_lanes *l, size_t nn, sums *s)
         s[j] = (sums){_mm512_reduce_add_pd(l->p[j]), _mm512_reduce_add_pd(l->q[j])};
 }
 
+// @snippet block-loop
 /* One loop over the columns for bf16 on an avx512_bf16 CPU: the nb rows
  * of xb written to yb from their affines t, and the nn rows of xn summed
  * into s (x^2, and for LayerNorm x) in dot_bf16's order. */
@@ -53,18 +74,52 @@ block_hw(nl_cast cast, int nt, const uint16_t *xb, size_t nb, const affine *t, c
     row_lanes l = row_lanes_zero();
     size_t i = 0;
     while (i < d) {
+        size_t end = d - i > 4 * BLOCK ? i + 4 * BLOCK : d;
+        if (NL_HALF_BLOCK_PHASED && end - i == 4 * BLOCK) {
+            /* a full block of columns in NB phases: in phase j the next
+             * row j's sums over the whole block (its accumulators live
+             * only for the phase), beside the outputs of a 1/NB of it */
+            enum { STEP = 4 * BLOCK / NB / 8 };
+            for (size_t j = 0; j < NB; j++) {
+                dot4 a = dot4_zero(), c = a;
+                for (size_t q = 0; q < 8; q++) {
+                    for (size_t k = i + j * 8 * STEP + q * STEP; k < i + j * 8 * STEP + (q + 1) * STEP;
+                         k += 32) {
+                        w32 wv = weights32(cast, wat(cast, w, k), wat(cast, b, k));
+#pragma GCC unroll 8
+                        for (size_t r = 0; r < nb; r++)
+                            out32(cast, nt, xb + r * d + k, wv, t[r], yb + r * d + k);
+                    }
+                    if (j < nn) {
+                        const uint16_t *v = xn + j * d + i + 128 * q;
+                        __m512i v0 = _mm512_loadu_si512(v), v1 = _mm512_loadu_si512(v + 32);
+                        __m512i v2 = _mm512_loadu_si512(v + 64), v3 = _mm512_loadu_si512(v + 96);
+                        dot4_add4(&a, v0, v1, v2, v3, 1);
+                        if (ln)
+                            dot4_add4(&c, v0, v1, v2, v3, 0);
+                    }
+                }
+                if (j < nn) {
+                    l.q[j] = dot4_fold(l.q[j], a);
+                    if (ln)
+                        l.p[j] = dot4_fold(l.p[j], c);
+                }
+            }
+            i = end;
+            continue;
+        }
         dot4 a[NB], c[NB];
         for (size_t j = 0; j < NB; j++)
             a[j] = c[j] = dot4_zero();
-        size_t end = d - i > 4 * BLOCK ? i + 4 * BLOCK : d;
         for (; i + 128 <= end; i += 128) {
+            ask_ahead(xn, nn, d, i);
             for (size_t k = i; k < i + 128; k += 32) {
                 w32 wv = weights32(cast, wat(cast, w, k), wat(cast, b, k));
-#pragma GCC unroll 4
+#pragma GCC unroll 8
                 for (size_t j = 0; j < nb; j++)
                     out32(cast, nt, xb + j * d + k, wv, t[j], yb + j * d + k);
             }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
             for (size_t j = 0; j < nn; j++) {
                 const uint16_t *v = xn + j * d + i;
                 __m512i v0 = _mm512_loadu_si512(v), v1 = _mm512_loadu_si512(v + 32);
@@ -99,6 +154,7 @@ block_hw(nl_cast cast, int nt, const uint16_t *xb, size_t nb, const affine *t, c
     }
     row_lanes_out(&l, nn, s);
 }
+// @end
 
 /* The same loop on 16 lanes in memory order (fp16, and bf16 without
  * avx512_bf16), the sums in dev_sums' order. */
@@ -116,15 +172,17 @@ block_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *xb, size_t nb, co
             a[j] = block_zero();
         size_t end = d - i > BLOCK ? i + BLOCK : d;
         for (; i + 32 <= end; i += 32) {
+            if ((i & 127) == 0)
+                ask_ahead(xn, nn, d, i);
             for (size_t k = i; k < i + 32; k += 16) {
                 __m512 wv, bv;
                 weights16(dt, cast, wat(cast, w, k), wat(cast, b, k), 0xffff, &wv, &bv);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
                 for (size_t j = 0; j < nb; j++)
                     put16(nt, yb + j * d + k,
                           step16_with(dt, cast, load16(dt, xb + j * d + k, 0xffff), wv, bv, t[j]));
             }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
             for (size_t j = 0; j < nn; j++)
                 block_add2(&a[j], load16(dt, xn + j * d + i, 0xffff),
                            load16(dt, xn + j * d + i + 16, 0xffff), ln);
