@@ -25,9 +25,6 @@
 #ifndef NL_HALF_BLOCK_ROWS /* knobs for trying other block heights */
 #define NL_HALF_BLOCK_ROWS 4
 #endif
-#ifndef NL_HALF_BLOCK_PHASED /* the next rows summed one at a time */
-#define NL_HALF_BLOCK_PHASED 0
-#endif
 #ifndef NL_HALF_BLOCK_PF /* and prefetch distances (bytes; 0: none) */
 #define NL_HALF_BLOCK_PF 0
 #endif
@@ -51,6 +48,7 @@ typedef struct { __m512d q[NB], p[NB]; } row_lanes;
 static inline row_lanes row_lanes_zero(void)
 {
     row_lanes l;
+#pragma GCC unroll 8
     for (size_t j = 0; j < NB; j++)
         l.q[j] = l.p[j] = _mm512_setzero_pd();
     return l;
@@ -58,6 +56,7 @@ static inline row_lanes row_lanes_zero(void)
 
 static inline void row_lanes_out(const row_lanes *l, size_t nn, sums *s)
 {
+#pragma GCC unroll 8
     for (size_t j = 0; j < nn; j++)
         s[j] = (sums){_mm512_reduce_add_pd(l->p[j]), _mm512_reduce_add_pd(l->q[j])};
 }
@@ -75,40 +74,8 @@ block_hw(nl_cast cast, int nt, const uint16_t *xb, size_t nb, const affine *t, c
     size_t i = 0;
     while (i < d) {
         size_t end = d - i > 4 * BLOCK ? i + 4 * BLOCK : d;
-        if (NL_HALF_BLOCK_PHASED && end - i == 4 * BLOCK) {
-            /* a full block of columns in NB phases: in phase j the next
-             * row j's sums over the whole block (its accumulators live
-             * only for the phase), beside the outputs of a 1/NB of it */
-            enum { STEP = 4 * BLOCK / NB / 8 };
-            for (size_t j = 0; j < NB; j++) {
-                dot4 a = dot4_zero(), c = a;
-                for (size_t q = 0; q < 8; q++) {
-                    for (size_t k = i + j * 8 * STEP + q * STEP; k < i + j * 8 * STEP + (q + 1) * STEP;
-                         k += 32) {
-                        w32 wv = weights32(cast, wat(cast, w, k), wat(cast, b, k));
-#pragma GCC unroll 8
-                        for (size_t r = 0; r < nb; r++)
-                            out32(cast, nt, xb + r * d + k, wv, t[r], yb + r * d + k);
-                    }
-                    if (j < nn) {
-                        const uint16_t *v = xn + j * d + i + 128 * q;
-                        __m512i v0 = _mm512_loadu_si512(v), v1 = _mm512_loadu_si512(v + 32);
-                        __m512i v2 = _mm512_loadu_si512(v + 64), v3 = _mm512_loadu_si512(v + 96);
-                        dot4_add4(&a, v0, v1, v2, v3, 1);
-                        if (ln)
-                            dot4_add4(&c, v0, v1, v2, v3, 0);
-                    }
-                }
-                if (j < nn) {
-                    l.q[j] = dot4_fold(l.q[j], a);
-                    if (ln)
-                        l.p[j] = dot4_fold(l.p[j], c);
-                }
-            }
-            i = end;
-            continue;
-        }
         dot4 a[NB], c[NB];
+#pragma GCC unroll 8
         for (size_t j = 0; j < NB; j++)
             a[j] = c[j] = dot4_zero();
         for (; i + 128 <= end; i += 128) {
@@ -132,13 +99,16 @@ block_hw(nl_cast cast, int nt, const uint16_t *xb, size_t nb, const affine *t, c
         for (; i < end; i += 32) {
             if (i + 32 <= d) {
                 w32 wv = weights32(cast, wat(cast, w, i), wat(cast, b, i));
+#pragma GCC unroll 8
                 for (size_t j = 0; j < nb; j++)
                     out32(cast, nt, xb + j * d + i, wv, t[j], yb + j * d + i);
             } else {
+#pragma GCC unroll 8
                 for (size_t j = 0; j < nb; j++)
                     tail16(NL_DT_BF16, cast, xb + j * d + i, wat(cast, w, i), wat(cast, b, i),
                            t[j], d - i, yb + j * d + i);
             }
+#pragma GCC unroll 8
             for (size_t j = 0; j < nn; j++) {
                 __m512i v = _mm512_maskz_loadu_epi16(lanes32(i, end), xn + j * d + i);
                 dot4_add1(&a[j], v, 1);
@@ -146,6 +116,7 @@ block_hw(nl_cast cast, int nt, const uint16_t *xb, size_t nb, const affine *t, c
                     dot4_add1(&c[j], v, 0);
             }
         }
+#pragma GCC unroll 8
         for (size_t j = 0; j < nn; j++) {
             l.q[j] = dot4_fold(l.q[j], a[j]);
             if (ln)
@@ -168,6 +139,7 @@ block_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *xb, size_t nb, co
     size_t i = 0;
     while (i < d) {
         block_sums a[NB];
+#pragma GCC unroll 8
         for (size_t j = 0; j < NB; j++)
             a[j] = block_zero();
         size_t end = d - i > BLOCK ? i + BLOCK : d;
@@ -188,12 +160,15 @@ block_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *xb, size_t nb, co
                            load16(dt, xn + j * d + i + 16, 0xffff), ln);
         }
         for (; i < end; i += 16) {
+#pragma GCC unroll 8
             for (size_t j = 0; j < nb; j++)
                 tail16(dt, cast, xb + j * d + i, wat(cast, w, i), wat(cast, b, i), t[j],
                        end - i < 16 ? end - i : 16, yb + j * d + i);
+#pragma GCC unroll 8
             for (size_t j = 0; j < nn; j++)
                 block_add1(&a[j], load16(dt, xn + j * d + i, lanes16(i, end)), ln);
         }
+#pragma GCC unroll 8
         for (size_t j = 0; j < nn; j++)
             block_fold(&l.q[j], &l.p[j], a[j], ln);
     }
@@ -218,6 +193,7 @@ static void blocks_of(block_fn *one, nl_dtype dt, nl_cast cast, int nt, const ui
     one(dt, nt, NULL, 0, t, w, b, d, NULL, x, nb, s); /* the first block's sums alone */
     for (size_t r = 0; r < rows; r += nb) {
         nb = rows - r < NB ? rows - r : NB;
+#pragma GCC unroll 8
         for (size_t j = 0; j < nb; j++)
             t[j] = affine_of(dt, cast, x + (r + j) * d, d, eps, s[j]);
         size_t after = rows - r - nb;
