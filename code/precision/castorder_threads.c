@@ -26,28 +26,31 @@ static const paths by_cast[NL_CAST_COUNT] = {
 };
 
 #if defined(__x86_64__)
-/* The fastest AVX-512 rung of each order (chapter 8, "The fourth rung"):
- * the block rung, for every order, out of cache and in it (make
- * half-pattern and normlab bench, 16384x8192, 4096x4096 and 256x1024,
- * bf16). Its bits are the ones _best had before: the f32stats rung's for
- * RMSNorm, the pipe rung's for LayerNorm. */
-static nl_half_fn fast_avx512(nl_cast cast)
+/* The fastest AVX-512 rung of each order and dtype (chapter 8, "The
+ * fourth rung"): the block rung, out of cache and in it (make half-pattern
+ * and normlab bench, 16384x8192, 4096x4096 and 256x1024), but for Llama's
+ * fp16, where it ties with f32stats out of cache (0.69-0.73 of copy for
+ * both) and f32stats is the simpler. The bits are the ones _best had
+ * before: the f32stats rung's for RMSNorm, the pipe rung's for LayerNorm. */
+static nl_half_fn fast_avx512(nl_cast cast, nl_dtype dt)
 {
     switch (cast) {
     case NL_CAST_TORCH: return nl_layernorm_torch_block_avx512;
-    case NL_CAST_LLAMA: return nl_rmsnorm_llama_block_avx512;
+    case NL_CAST_LLAMA:
+        return dt == NL_DT_F16 ? nl_rmsnorm_llama_f32stats_avx512 : nl_rmsnorm_llama_block_avx512;
     case NL_CAST_GEMMA: return nl_rmsnorm_gemma_block_avx512;
     default: return NULL;
     }
 }
 #endif
 
-static nl_half_fn best_of(nl_cast cast)
+static nl_half_fn best_of(nl_cast cast, nl_dtype dt)
 {
     paths p = by_cast[cast];
+    (void)dt; /* only the x86-64 rungs differ by dtype */
 #if defined(__x86_64__)
-    if (nl_isa_active() == NL_ISA_AVX512 && fast_avx512(cast))
-        return fast_avx512(cast);
+    if (nl_isa_active() == NL_ISA_AVX512 && fast_avx512(cast, dt))
+        return fast_avx512(cast, dt);
 #endif
     switch (nl_isa_active()) {
     case NL_ISA_AVX512: return p.avx512 ? p.avx512 : p.scalar;
@@ -81,13 +84,13 @@ static int threads_of(nl_half_fn fn, nl_cast cast, nl_dtype dt, const uint16_t *
                                   const void *beta, float eps, size_t rows, size_t d,       \
                                   uint16_t *y)                                              \
     {                                                                                       \
-        return best_of(CAST)(dt, x, gamma, beta, eps, rows, d, y);                          \
+        return best_of(CAST, dt)(dt, x, gamma, beta, eps, rows, d, y);                          \
     }                                                                                       \
     int nl_##norm##_##cast##_omp(nl_dtype dt, const uint16_t *x, const void *gamma,         \
                                  const void *beta, float eps, size_t rows, size_t d,        \
                                  uint16_t *y)                                               \
     {                                                                                       \
-        return threads_of(best_of(CAST), CAST, dt, x, gamma, beta, eps, rows, d, y);                      \
+        return threads_of(best_of(CAST, dt), CAST, dt, x, gamma, beta, eps, rows, d, y);                      \
     }
 BEST_AND_OMP(rmsnorm, llama, NL_CAST_LLAMA)
 BEST_AND_OMP(rmsnorm, gemma, NL_CAST_GEMMA)
