@@ -71,7 +71,7 @@ bench-reference: $(NORMLAB)
 # 16-bit forward, PEERS_BWD_REF the backward. A peers' CSV set empty draws
 # ours alone.
 BENCH_CSV ?= book/data/bench-reference.csv
-HALF_CSV ?= book/data/half-bench-reference.csv
+HALF_CSV ?= book/data/half-block-reference.csv
 BACKWARD_CSV ?= book/data/backward-reference.csv
 PEERS_REF ?= book/data/peers-f32-reference.csv
 PEERS_HALF_REF ?= book/data/peers-reference.csv
@@ -90,7 +90,7 @@ $(foreach f,$(FIGURES),$(shell mkdir -p $(BUILD) && { [ "$$(cat $f.src 2>/dev/nu
 
 # One pair of rules per figure: fig_rule FIGURE
 define fig_rule
-$1.pdf: $(call fig_csv,$1) $(call fig_peers,$1) $1.src scripts/book/plot-bench.sh scripts/book/plot-bench.gp
+$1.pdf: $(call fig_csv,$1) $(call fig_peers,$1) $1.src scripts/book/plot-bench.sh scripts/book/bench-tables.sh scripts/book/plot-bench.gp
 	@mkdir -p $$(@D)
 	scripts/book/plot-bench.sh --rows $(call fig_rows,$1) $(call fig_csv,$1) $1 $(call fig_peers,$1)
 # The script draws both; this only catches a PNG deleted on its own.

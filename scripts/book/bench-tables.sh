@@ -91,5 +91,5 @@ awk -F, -v out="$out" -v rows="$rows" '
         # every bar.
         ymax = fmax * 1.25; if (ymax < 1.2) ymax = 1.2
         w = 0; for (i = 1; i <= ni; i++) if (length(impls[i]) > w) w = length(impls[i])
-        print ns "|" tmax "|" (1 in any ? 1 : 0) "|" ymax "|" int(w * 0.85 + 3) "|" s
+        print ns "|" tmax "|" (1 in any ? 1 : 0) "|" ymax "|" int(w * 0.95 + 3) "|" s
     }' "$csv" ${peers:+"$peers"}
