@@ -523,6 +523,44 @@ START_TEST(threaded_rungs_keep_the_rung_bits)
 }
 END_TEST
 
+/* The dispatchers' rung differs by CPU (rung_shape.c: the block rung, or
+ * where it was measured slower the rung it rounds like); a reader's
+ * outputs must not: each _best gives the same bits with NORMLAB_RUNGS=block
+ * and =row, in L2 and out of it. */
+START_TEST(rung_shapes_give_the_same_bits)
+{
+    static const char *const casts[] = {"rmsnorm_llama", "rmsnorm_gemma", "layernorm_torch"};
+    static const char *const dts[] = {"bf16", "f16"};
+    static const size_t shapes[][2] = {{23, 1000}, {260, 8192}};
+    int ran = 0;
+    for (int t = 0; t < 2; t++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s_%s_best", casts[_i], dts[t]);
+        const nl_half_impl *h = nl_find_half_impl(name);
+        if (!h)
+            continue; /* Gemma's order has a bf16 _best only */
+        ran++;
+        for (size_t k = 0; k < 2; k++) {
+            size_t rows = shapes[k][0], d = shapes[k][1], n = rows * d;
+            half_problem p = make(h, rows, d, 1, 301 + (uint64_t)(t * 2 + k));
+            setenv("NORMLAB_RUNGS", "block", 1);
+            ck_assert_int_eq(h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.want), 0);
+            setenv("NORMLAB_RUNGS", "row", 1);
+            ck_assert_int_eq(h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.y), 0);
+            unsetenv("NORMLAB_RUNGS");
+            size_t i = 0;
+            while (i < n && p.y[i] == p.want[i])
+                i++;
+            ck_assert_msg(i == n, "%s, %zu rows of d = %zu: element [%zu][%zu] is 0x%04x with "
+                          "the row rungs, 0x%04x with the block rungs: the two shapes must "
+                          "round alike", name, rows, d, i / d, i % d, p.y[i], p.want[i]);
+            release(&p);
+        }
+    }
+    ck_assert_msg(ran, "no %s_*_best is registered", casts[_i]);
+}
+END_TEST
+
 START_TEST(bad_arguments_are_refused)
 {
     uint16_t x[4] = {0}, y[4];
@@ -556,6 +594,7 @@ Suite *nl_suite(void)
     tcase_add_loop_test(reg, every_cast_order_is_near_the_double_reference, 0, (int)count_impls());
     tcase_add_loop_test(reg, fast_rungs_keep_their_model_bits, 0, 10);
     tcase_add_loop_test(reg, threaded_rungs_keep_the_rung_bits, 0, 3);
+    tcase_add_loop_test(reg, rung_shapes_give_the_same_bits, 0, 3);
     tcase_add_test(reg, bad_arguments_are_refused);
     suite_add_tcase(s, reg);
     return s;

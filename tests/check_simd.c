@@ -313,6 +313,46 @@ START_TEST(block_rungs_keep_their_rows_bits)
 }
 END_TEST
 
+/* rung_shape.c sends _best to the block rungs or, on the CPUs where
+ * they were measured slower, to the row rungs they are built from; a
+ * reader must get the same bits on either machine, in cache and out of it
+ * (the problem of block_rungs_keep_their_rows_bits), and NORMLAB_RUNGS
+ * must choose what it names. */
+START_TEST(rung_shapes_give_the_same_bits)
+{
+    static const char *const names[] = {"layernorm_best", "rmsnorm_best"};
+    const nl_impl *best = nl_find_impl(names[_i]);
+    ck_assert(best);
+    const nl_impl *blk = nl_find_impl("layernorm_avx512_block");
+    ck_assert(blk);
+    NL_SKIP_UNLESS_RUNS(blk->name, blk->requires, nl_impl_unavailable(blk));
+    const size_t shapes[][2] = {{131, 8192}, {7, 1024}};
+    for (size_t k = 0; k < 2; k++) {
+        nl_problem p = nl_problem_new(shapes[k][0], shapes[k][1]);
+        size_t n = p.rows * p.d;
+        nl_fill_gauss(p.x, n, 0.5, 2.0, 71 + k);
+        nl_fill_const(p.x + 5 * p.d, 16, 1000.0f);
+        fill_params(&p, 73);
+        float *by_block = nl_alloc(n * sizeof(float));
+        ck_assert(by_block);
+        setenv("NORMLAB_RUNGS", "block", 1);
+        ck_assert(nl_rungs_active() == NL_RUNGS_BLOCK);
+        best->fn(p.x, p.gamma, p.beta, 1e-5f, p.rows, p.d, by_block);
+        setenv("NORMLAB_RUNGS", "row", 1);
+        ck_assert(nl_rungs_active() == NL_RUNGS_ROW);
+        best->fn(p.x, p.gamma, p.beta, 1e-5f, p.rows, p.d, p.y);
+        unsetenv("NORMLAB_RUNGS");
+        size_t i = first_bit_difference(p.y, by_block, n);
+        ck_assert_msg(i == n, "%s on %zux%zu: y[row %zu, col %zu] = %a with the row rungs, %a "
+                      "with the block rungs: the two shapes must round alike", best->name,
+                      p.rows, p.d, i / p.d, i % p.d, (double)(i < n ? p.y[i] : 0.0f),
+                      (double)(i < n ? by_block[i] : 0.0f));
+        nl_free(by_block);
+        nl_problem_free(&p);
+    }
+}
+END_TEST
+
 /* Streaming stores need 64-byte aligned addresses: shift y through all 16
  * float offsets and compare with the ordinary-store kernel bit for bit. */
 START_TEST(streaming_heads_every_offset)
@@ -427,6 +467,7 @@ Suite *nl_suite(void)
     tcase_add_test(td, streaming_heads_every_offset);
     tcase_add_test(td, shifted_stats_redo_a_far_shift);
     tcase_add_loop_test(td, block_rungs_keep_their_rows_bits, 0, 2);
+    tcase_add_loop_test(td, rung_shapes_give_the_same_bits, 0, 2);
 #endif
     tcase_add_test(td, normlab_isa_forces_each_path);
     suite_add_tcase(s, td);

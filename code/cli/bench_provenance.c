@@ -10,6 +10,7 @@
 
 #include "cli/bench.h"
 #include "core/sizes.h"
+#include "simd/simd.h"
 
 static void cpu_name(char *buf, size_t n)
 {
@@ -63,7 +64,7 @@ size_t bench_provenance(const bench_options *o, int opencl_rows, char lines[][51
 {
     size_t k = 0;
     char text[256];
-    if (max < 10)
+    if (max < 11)
         return 0;
     snprintf(lines[k++], 512, "normlab bench%s",
              o->quick ? " --quick: a smoke test, not numbers to quote" : "");
@@ -76,6 +77,10 @@ size_t bench_provenance(const bench_options *o, int opencl_rows, char lines[][51
              "(0: not reported)", l2 / (1024.0 * 1024.0), l3 / (1024.0 * 1024.0),
              !strcmp(nl_cache_source(), "sysfs") ? "the core's sysfs entries"
              : *nl_cache_source() ? "sysconf (getconf)" : "nowhere");
+    /* _best and _omp run other rungs (the same bits) by CPU: say which */
+    snprintf(lines[k++], 512, "rungs: %s (the fast rungs' shape that _best and _omp take out of "
+             "cache; %s)", nl_rungs_name(nl_rungs_active()),
+             getenv("NORMLAB_RUNGS") ? "NORMLAB_RUNGS set" : "this CPU's choice");
 #if defined(__clang__)
     snprintf(lines[k++], 512, "compiler: clang %s", __clang_version__);
 #elif defined(__GNUC__)

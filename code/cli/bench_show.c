@@ -23,7 +23,7 @@ static int wanted(const bench_options *o, const nl_bench_row *r)
 static void print_provenance(const char *line)
 {
     static const char *const keep[] = {"# cpu:", "# compiler:", "# date:", "# commit:",
-                                       "# peer:", "# opencl device:", "# opencl settings:", "# caches:",
+                                       "# peer:", "# opencl device:", "# opencl settings:", "# caches:", "# rungs:",
                                        "# peers:", "# load:", "# normlab bench"};
     for (size_t k = 0; k < sizeof keep / sizeof *keep; k++)
         if (!strncmp(line, keep[k], strlen(keep[k]))) {

@@ -30,15 +30,24 @@ static const paths by_cast[NL_CAST_COUNT] = {
  * fourth rung"): the block rung, out of cache and in it (make half-pattern
  * and normlab bench, 16384x8192, 4096x4096 and 256x1024), but for Llama's
  * fp16, where it ties with f32stats out of cache (0.69-0.73 of copy for
- * both) and f32stats is the simpler. The bits are the ones _best had
- * before: the f32stats rung's for RMSNorm, the pipe rung's for LayerNorm. */
+ * both) and f32stats is the simpler. Where the block rungs were measured
+ * slower (nl_rungs_active, AMD family 19h: book/data/zen4-rungs-reference.csv),
+ * RMSNorm takes f32stats and fp16 LayerNorm the pipe rung; bf16 LayerNorm
+ * keeps the block rung, the faster there too. The bits are the ones _best
+ * had before, whichever is taken: the f32stats rung's for RMSNorm, the pipe
+ * rung's for LayerNorm. */
 static nl_half_fn fast_avx512(nl_cast cast, nl_dtype dt)
 {
+    int row = nl_rungs_active() == NL_RUNGS_ROW;
     switch (cast) {
-    case NL_CAST_TORCH: return nl_layernorm_torch_block_avx512;
+    case NL_CAST_TORCH:
+        return row && dt == NL_DT_F16 ? nl_layernorm_torch_pipe_avx512
+                                      : nl_layernorm_torch_block_avx512;
     case NL_CAST_LLAMA:
-        return dt == NL_DT_F16 ? nl_rmsnorm_llama_f32stats_avx512 : nl_rmsnorm_llama_block_avx512;
-    case NL_CAST_GEMMA: return nl_rmsnorm_gemma_block_avx512;
+        return row || dt == NL_DT_F16 ? nl_rmsnorm_llama_f32stats_avx512
+                                      : nl_rmsnorm_llama_block_avx512;
+    case NL_CAST_GEMMA:
+        return row ? nl_rmsnorm_gemma_f32stats_avx512 : nl_rmsnorm_gemma_block_avx512;
     default: return NULL;
     }
 }

@@ -3,6 +3,10 @@
  * The choice is made per call, not per row, and costs a getenv and a few
  * loads: nothing next to a row of LLM width.
  *
+ * With AVX-512 the fast rung's shape is the CPU's too (rung_shape.c): the
+ * block rungs, or where they were measured slower (AMD family 19h) the row
+ * rungs they are built from, which give the same bits.
+ *
  * Numerics: those of the kernel chosen (for LayerNorm corrected two-pass,
  * or with AVX-512 the block rung, whose bits are the shift rung's: one-pass
  * shifted statistics with a two-pass redo when the shift is far; all
@@ -17,7 +21,10 @@ int nl_layernorm_best(const float *x, const float *gamma, const float *beta,
 {
     switch (nl_isa_active()) {
 #if defined(__x86_64__)
-    case NL_ISA_AVX512: return nl_layernorm_avx512_block(x, gamma, beta, eps, rows, d, y);
+    case NL_ISA_AVX512:
+        return nl_rungs_active() == NL_RUNGS_ROW
+                   ? nl_layernorm_avx512_shift(x, gamma, beta, eps, rows, d, y)
+                   : nl_layernorm_avx512_block(x, gamma, beta, eps, rows, d, y);
     case NL_ISA_AVX2:   return nl_layernorm_avx2(x, gamma, beta, eps, rows, d, y);
 #elif defined(__aarch64__)
     case NL_ISA_NEON:   return nl_layernorm_neon(x, gamma, beta, eps, rows, d, y);
@@ -32,7 +39,12 @@ int nl_rmsnorm_best(const float *x, const float *gamma, const float *beta,
 {
     switch (nl_isa_active()) {
 #if defined(__x86_64__)
-    case NL_ISA_AVX512: return nl_rmsnorm_avx512_block(x, gamma, beta, eps, rows, d, y);
+    case NL_ISA_AVX512:
+        if (nl_rungs_active() == NL_RUNGS_BLOCK)
+            return nl_rmsnorm_avx512_block(x, gamma, beta, eps, rows, d, y);
+        /* the row rung streams only what spills, as the block rung does */
+        return nl_output_spills(rows, d) ? nl_rmsnorm_avx512_pf(x, gamma, beta, eps, rows, d, y)
+                                         : nl_rmsnorm_avx512(x, gamma, beta, eps, rows, d, y);
     case NL_ISA_AVX2:   return nl_rmsnorm_avx2(x, gamma, beta, eps, rows, d, y);
 #elif defined(__aarch64__)
     case NL_ISA_NEON:   return nl_rmsnorm_neon(x, gamma, beta, eps, rows, d, y);

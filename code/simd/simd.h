@@ -21,6 +21,14 @@ nl_isa nl_isa_active(void);
 const char *nl_isa_name(nl_isa isa);
 const char *nl_isa_unavailable(unsigned requires);
 
+/* rung_shape.c: the shape of fast rung the dispatchers take out of cache,
+ * four rows a loop (block) or one row at a time (row), by CPU family as
+ * measured (book/data/zen4-rungs-reference.csv), NORMLAB_RUNGS=block|row
+ * overriding it. Both shapes give the same bits. */
+typedef enum { NL_RUNGS_BLOCK = 0, NL_RUNGS_ROW } nl_rungs;
+nl_rungs nl_rungs_active(void);
+const char *nl_rungs_name(nl_rungs r);
+
 /* Rows [*begin, *end) of `rows` that thread `t` of `nthreads` owns:
  * contiguous blocks, sizes differing by at most one, in thread order. */
 void nl_row_block(size_t rows, size_t nthreads, size_t t, size_t *begin,
