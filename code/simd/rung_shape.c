@@ -10,8 +10,8 @@
  * same binaries ran every block rung slower than the row rung it replaced,
  * by a fifth to a half.  Family 19h with AVX-512 is Zen 4 (that machine
  * reported model 11h, coreboot's GENOA_B0_CPUID in
- * src/soc/amd/genoa_poc/include/soc/cpu.h; the family's Zen 3 parts have
- * no AVX-512, so no other rung is affected).  Only that family is sent to
+ * src/soc/amd/genoa_poc/include/soc/cpu.h; a part of the family without
+ * AVX-512 never reaches these rungs).  Only that family is sent to
  * the row rungs: no other AMD family has been timed here (Zen 5 is family
  * 1Ah), and what was not measured keeps the shape that was.  NORMLAB_RUNGS=block|row overrides the choice, so
  * that a test can run both and a reader can time both on their machine. */
