@@ -58,8 +58,9 @@ static nl_half_fn best_of(nl_cast cast, nl_dtype dt)
     paths p = by_cast[cast];
     (void)dt; /* only the x86-64 rungs differ by dtype */
 #if defined(__x86_64__)
-    if (nl_isa_active() == NL_ISA_AVX512 && fast_avx512(cast, dt))
-        return fast_avx512(cast, dt);
+    nl_half_fn fast = nl_isa_active() == NL_ISA_AVX512 ? fast_avx512(cast, dt) : NULL;
+    if (fast)
+        return fast;
 #endif
     switch (nl_isa_active()) {
     case NL_ISA_AVX512: return p.avx512 ? p.avx512 : p.scalar;

@@ -13,36 +13,22 @@
  * src/soc/amd/genoa_poc/include/soc/cpu.h; a part of the family without
  * AVX-512 never reaches these rungs).  Only that family is sent to
  * the row rungs: no other AMD family has been timed here (Zen 5 is family
- * 1Ah), and what was not measured keeps the shape that was.  NORMLAB_RUNGS=block|row overrides the choice, so
- * that a test can run both and a reader can time both on their machine. */
+ * 1Ah), and what was not measured keeps the shape that was.
+ * NORMLAB_RUNGS=block|row overrides the choice, so that a test can run
+ * both and a reader can time both on their machine. */
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-
 #include "simd/simd.h"
 
-/* The CPU's own answer, ignoring NORMLAB_RUNGS. */
+/* The CPU's own answer, ignoring NORMLAB_RUNGS: from the CPU model that
+ * the compiler's runtime reads once, as isa.c's feature tests do, not a
+ * cpuid per call (under a hypervisor each cpuid is a trap to the host). */
 static nl_rungs cpu_rungs(void)
 {
 #if defined(__x86_64__)
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0, &a, &b, &c, &d))
-        return NL_RUNGS_BLOCK;
-    char vendor[13];
-    memcpy(vendor, &b, 4);
-    memcpy(vendor + 4, &d, 4);
-    memcpy(vendor + 8, &c, 4);
-    vendor[12] = '\0';
-    if (strcmp(vendor, "AuthenticAMD") != 0 || !__get_cpuid(1, &a, &b, &c, &d))
-        return NL_RUNGS_BLOCK;
-    /* family = base family + extended family when the base is 0xf */
-    unsigned family = (a >> 8) & 0xf;
-    if (family == 0xf)
-        family += (a >> 20) & 0xff;
-    return family == 0x19 ? NL_RUNGS_ROW : NL_RUNGS_BLOCK;
+    __builtin_cpu_init();
+    return __builtin_cpu_is("amdfam19h") ? NL_RUNGS_ROW : NL_RUNGS_BLOCK;
 #else
     return NL_RUNGS_BLOCK; /* only the x86-64 dispatchers have both shapes */
 #endif
