@@ -504,6 +504,21 @@ START_TEST(bad_arguments_exit_2_with_a_message)
 }
 END_TEST
 
+/* A 16-bit kernel named without --dtype (whose default is f32 alone) is
+ * left out by the dtype filter: the run must fail and say which option
+ * was missing, not point at reasons it never printed. */
+START_TEST(a_16_bit_kernel_without_dtype_says_so)
+{
+    const char *const args[] = {"--impl", "rmsnorm_llama_bf16", "--shape", "2x8", "--samples",
+                                "1", NULL};
+    int rc = run_bench(args);
+    ck_assert_msg(rc == 1 && strstr(bench_run.err, "nothing to measure") &&
+                      strstr(bench_run.err, "--dtype bf16"),
+                  "normlab bench --impl rmsnorm_llama_bf16 without --dtype should exit 1 and "
+                  "name --dtype bf16; exit %d, stderr: %s", rc, bench_run.err);
+}
+END_TEST
+
 START_TEST(help_exits_0)
 {
     const char *const args[] = {"--help", NULL};
@@ -644,6 +659,7 @@ Suite *nl_suite(void)
     tcase_set_timeout(cli, 120);
     tcase_add_test(cli, bad_arguments_exit_2_with_a_message);
     tcase_add_test(cli, help_exits_0);
+    tcase_add_test(cli, a_16_bit_kernel_without_dtype_says_so);
     tcase_add_test(cli, existing_csv_is_left_alone);
     tcase_add_test(cli, tiny_run_writes_a_csv);
     tcase_add_test(cli, a_note_with_a_line_break_is_refused);

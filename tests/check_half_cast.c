@@ -426,7 +426,8 @@ END_TEST
  * f32stats rung's order and rounds at the same points, so the two agree
  * bit for bit; the block rung (castorder_block_avx512.c) takes the pipe
  * rung's sums and steps four rows a loop, so it has the pipe rung's bits
- * (for RMSNorm the f32stats rung's). Here on rows whose pointers are one
+ * (for RMSNorm the f32stats rung's); the split rung is the pipe rung's
+ * arithmetic in two passes, so it has the pipe rung's bits too. Here on rows whose pointers are one
  * element off the vector grid, widths that are not a multiple of 16 or
  * 32, row counts below, at and past a block of four (a last block of 1-3
  * rows), and with one tiny x in a full 32 in the middle of a row (its x*r
@@ -445,6 +446,12 @@ START_TEST(fast_rungs_keep_their_model_bits)
         {"rmsnorm_gemma_f16_avx512_block", "rmsnorm_gemma_f16_avx512_f32stats"},
         {"layernorm_torch_bf16_avx512_block", "layernorm_torch_bf16_avx512_pipe"},
         {"layernorm_torch_f16_avx512_block", "layernorm_torch_f16_avx512_pipe"},
+        {"rmsnorm_llama_bf16_avx512_split", "rmsnorm_llama_bf16_avx512_f32stats"},
+        {"rmsnorm_gemma_bf16_avx512_split", "rmsnorm_gemma_bf16_avx512_f32stats"},
+        {"rmsnorm_llama_f16_avx512_split", "rmsnorm_llama_f16_avx512_f32stats"},
+        {"rmsnorm_gemma_f16_avx512_split", "rmsnorm_gemma_f16_avx512_f32stats"},
+        {"layernorm_torch_bf16_avx512_split", "layernorm_torch_bf16_avx512_pipe"},
+        {"layernorm_torch_f16_avx512_split", "layernorm_torch_f16_avx512_pipe"},
     };
     const nl_half_impl *h = nl_find_half_impl(pairs[_i][0]), *f = nl_find_half_impl(pairs[_i][1]);
     if (!h || !f)
@@ -592,7 +599,7 @@ Suite *nl_suite(void)
     tcase_add_loop_test(reg, subnormal_outputs_survive, 0, (int)count_impls());
     tcase_add_loop_test(reg, outputs_larger_than_cache_are_the_same_bits, 0, (int)count_impls());
     tcase_add_loop_test(reg, every_cast_order_is_near_the_double_reference, 0, (int)count_impls());
-    tcase_add_loop_test(reg, fast_rungs_keep_their_model_bits, 0, 10);
+    tcase_add_loop_test(reg, fast_rungs_keep_their_model_bits, 0, 16);
     tcase_add_loop_test(reg, threaded_rungs_keep_the_rung_bits, 0, 3);
     tcase_add_loop_test(reg, rung_shapes_give_the_same_bits, 0, 3);
     tcase_add_test(reg, bad_arguments_are_refused);

@@ -92,6 +92,23 @@ int bench_run(const bench_options *o)
     }
     total *= o->nshapes;
 
+    if (nentries == 0 && o->impls) {
+        /* Every name is known (bench_select checked), but none in a dtype
+         * that --dtype asked for: the usual case is a 16-bit kernel named
+         * without --dtype, whose default is f32 alone. */
+        char asked[32] = "";
+        static const struct { int dt; const char *name; } dts[] = {
+            {NL_DT_F32, "f32"}, {NL_DT_BF16, "bf16"}, {NL_DT_F16, "f16"}};
+        for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++)
+            if (bench_wants_dtype(o, dts[k].dt))
+                snprintf(asked + strlen(asked), sizeof asked - strlen(asked), "%s%s",
+                         *asked ? "," : "", dts[k].name);
+        fprintf(stderr, "normlab bench: nothing to measure: none of the implementations "
+                        "asked for runs in the dtypes asked for (%s%s); the bf16 and fp16 "
+                        "kernels need --dtype bf16, f16 or both\n",
+                asked, o->dtypes ? "" : ", the default");
+        return 1;
+    }
     if (total == 0) {
         /* Asked for, nothing can run (no OpenCL platform, an ISA this CPU
          * lacks): a run that measured nothing must not look like a result. */

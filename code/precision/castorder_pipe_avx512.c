@@ -18,7 +18,14 @@
  * values had one (a vfpclassps per vector) is computed again, at once, with
  * the exact integer rounding, so a call in place (y == x) never reads an
  * output back as input. fp16, and bf16 on a CPU without avx512_bf16, take
- * the pipelined loop on 16-lane vectors. */
+ * the pipelined loop on 16-lane vectors.
+ *
+ * The split rung, at the end of this file, keeps the second change and
+ * undoes the first: each row is summed on its own from memory, then its
+ * outputs are computed from L1 while the lines 16 KiB ahead are asked for
+ * into L2, the f32stats rung's shape. On the Zen 4 of chapter 8 the
+ * pipelined loop and the four-row loop both lost to that shape; the split
+ * rung puts the cheaper arithmetic into it (book/data/zen4-split-reference.csv). */
 #include "precision/half_step_avx512.h"
 
 /* Where the loop asks for lines ahead of it (`pf`, a byte distance
@@ -26,13 +33,13 @@
  * (its sums pass then reads it from there), LayerNorm's fused loop for the
  * lines 2 KiB ahead of its reads of the next row into L2. Measured both
  * ways for both (chapter 8): each is the faster for its order. */
-static inline void prefetch4(const char *p, int l2)
+static inline void prefetch4(uintptr_t p, int l2)
 {
     for (int k = 0; k < 256; k += 64) {
         if (l2)
-            _mm_prefetch(p + k, _MM_HINT_T1);
+            _mm_prefetch((const char *)(p + k), _MM_HINT_T1);
         else
-            _mm_prefetch(p + k, _MM_HINT_T0);
+            _mm_prefetch((const char *)(p + k), _MM_HINT_T0);
     }
 }
 
@@ -43,7 +50,7 @@ static inline void prefetch4(const char *p, int l2)
  * the dot product with 1.0. Row 0 is this loop with no outputs. */
 BF16_TARGET static inline __attribute__((always_inline)) sums
 row_hw(nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b, affine t,
-       size_t d, uint16_t *y, const uint16_t *next, int more, int out, const char *pf)
+       size_t d, uint16_t *y, const uint16_t *next, int more, int out, uintptr_t pf, int l2)
 {
     const int ln = cast == NL_CAST_TORCH;
     __m512d acc = _mm512_setzero_pd(), acc1 = acc;
@@ -57,7 +64,7 @@ row_hw(nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b, af
                     out32(cast, nt, x + k, weights32(cast, wat(cast, w, k), wat(cast, b, k)), t,
                           y + k);
             if (pf)
-                prefetch4(pf + 2 * i, ln);
+                prefetch4(pf + 2 * i, l2);
             if (more) {
                 __m512i v0 = _mm512_loadu_si512(next + i), v1 = _mm512_loadu_si512(next + i + 32);
                 __m512i v2 = _mm512_loadu_si512(next + i + 64);
@@ -104,7 +111,7 @@ out16(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, const
 static inline __attribute__((always_inline)) sums
 row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b,
           affine t, size_t d, uint16_t *y, const uint16_t *next, int more, int out,
-          const char *pf)
+          uintptr_t pf, int l2)
 {
     const int ln = cast == NL_CAST_TORCH;
     __m512d q = _mm512_setzero_pd(), s = q;
@@ -113,10 +120,10 @@ row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, c
         block_sums a = block_zero();
         size_t end = d - i > BLOCK ? i + BLOCK : d;
         for (; i + 32 <= end; i += 32) {
-            if (pf && ln)
-                _mm_prefetch(pf + 2 * i, _MM_HINT_T1);
+            if (pf && l2)
+                _mm_prefetch((const char *)(pf + 2 * i), _MM_HINT_T1);
             else if (pf)
-                _mm_prefetch(pf + 2 * i, _MM_HINT_T0);
+                _mm_prefetch((const char *)(pf + 2 * i), _MM_HINT_T0);
             if (out) {
                 out16(dt, cast, nt, x, w, b, t, i, y);
                 out16(dt, cast, nt, x, w, b, t, i + 16, y);
@@ -138,24 +145,56 @@ row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, c
     return (sums){_mm512_reduce_add_pd(s), _mm512_reduce_add_pd(q)};
 }
 
+/* The address of the next row's lines, as an integer: a prefetch past the
+ * end of x never faults, and an integer may point there (a pointer may not). */
+static inline uintptr_t at(const uint16_t *p, size_t ahead)
+{
+    return p ? (uintptr_t)p + ahead : 0;
+}
+
 static inline __attribute__((always_inline)) void
 rows_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w,
               const void *b, float eps, size_t rows, size_t d, uint16_t *y, affine t)
 {
-    sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, NULL);
+    const int ln = cast == NL_CAST_TORCH;
+    sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, 0, ln);
     for (size_t r = 0; r < rows; r++) {
         const uint16_t *xr = x + r * d;
         int more = r + 1 < rows;
         t = affine_of(dt, cast, xr, d, eps, s);
-        if (cast == NL_CAST_TORCH) {
+        if (ln) {
             s = more ? row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, xr + d, 1, 1,
-                                 (const char *)(xr + d) + 2048)
-                     : row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, NULL);
+                                 at(xr + d, 2048), ln)
+                     : row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, 0, ln);
         } else {
             row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1,
-                      more ? (const char *)(xr + d) : NULL);
+                      at(more ? xr + d : NULL, 0), ln);
             if (more)
-                s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, xr + d, 1, 0, NULL);
+                s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, xr + d, 1, 0, 0, ln);
+        }
+    }
+}
+
+BF16_TARGET static inline __attribute__((always_inline)) void
+rows_hw_of(nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b, float eps,
+           size_t rows, size_t d, uint16_t *y)
+{
+    const int ln = cast == NL_CAST_TORCH;
+    affine t = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+    sums s = row_hw(cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, 0, ln);
+    for (size_t r = 0; r < rows; r++) {
+        const uint16_t *xr = x + r * d;
+        int more = r + 1 < rows;
+        t = affine_of(NL_DT_BF16, cast, xr, d, eps, s);
+        if (ln)
+            s = more ? row_hw(cast, nt, xr, w, b, t, d, y + r * d, xr + d, 1, 1,
+                              at(xr + d, 2048), ln)
+                     : row_hw(cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, 0, ln);
+        else {
+            row_hw(cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, at(more ? xr + d : NULL, 0),
+                   ln);
+            if (more)
+                s = row_hw(cast, nt, NULL, w, b, t, d, NULL, xr + d, 1, 0, 0, ln);
         }
     }
 }
@@ -164,37 +203,82 @@ rows_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *
  * inner loop is compiled for constants: row 0's sums alone, then each
  * row's outputs with the next row's sums. */
 #define PIPE_ROWS(cast, tag)                                                                \
-    static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const void *wv,          \
-                           const void *bv, float eps, size_t rows, size_t d, uint16_t *y)   \
+    static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const void *w,           \
+                           const void *b, float eps, size_t rows, size_t d, uint16_t *y)    \
     {                                                                                       \
-        const void *w = wv, *b = bv;                                                        \
         affine t0 = {_mm512_setzero_ps(), _mm512_setzero_ps()};                             \
         if (dt == NL_DT_BF16)                                                               \
             rows_plain_of(NL_DT_BF16, cast, nt, x, w, b, eps, rows, d, y, t0);              \
         else                                                                                \
             rows_plain_of(NL_DT_F16, cast, nt, x, w, b, eps, rows, d, y, t0);               \
     }                                                                                       \
-    BF16_TARGET static void rows_##tag##_hw(int nt, const uint16_t *x, const void *wv,      \
-                                            const void *bv, float eps, size_t rows,         \
+    BF16_TARGET static void rows_##tag##_hw(int nt, const uint16_t *x, const void *w,       \
+                                            const void *b, float eps, size_t rows,          \
                                             size_t d, uint16_t *y)                          \
     {                                                                                       \
-        const void *w = wv, *b = bv;                                                        \
-        affine t = {_mm512_setzero_ps(), _mm512_setzero_ps()};                              \
-        sums s = row_hw(cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, NULL);                   \
-        for (size_t r = 0; r < rows; r++) {                                                 \
-            const uint16_t *xr = x + r * d;                                                 \
-            int more = r + 1 < rows;                                                        \
-            t = affine_of(NL_DT_BF16, cast, xr, d, eps, s);                                 \
-            if (cast == NL_CAST_TORCH)                                                      \
-                s = more ? row_hw(cast, nt, xr, w, b, t, d, y + r * d, xr + d, 1, 1,        \
-                                  (const char *)(xr + d) + 2048)                            \
-                         : row_hw(cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, NULL);   \
-            else {                                                                          \
-                row_hw(cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1,                     \
-                       more ? (const char *)(xr + d) : NULL);                               \
-                if (more)                                                                   \
-                    s = row_hw(cast, nt, NULL, w, b, t, d, NULL, xr + d, 1, 0, NULL);       \
-            }                                                                               \
-        }                                                                                   \
+        rows_hw_of(cast, nt, x, w, b, eps, rows, d, y);                                     \
     }
 HALF_RUNG(PIPE_ROWS, pipe, 1)
+
+/* ---- the split rung: the pipe rung's arithmetic, the f32stats rung's shape ---- */
+
+/* How far past the next row's line the output pass asks, and into which
+ * cache (1: L2, 0: L1); knobs for trying others (-DNL_SPLIT_AHEAD=...).
+ * On the Zen 4, 0, 4, 16 and 32 KiB into L2 and 0 and 16 KiB into L1 gave
+ * 0.57-0.65 (Llama), 0.67-0.75 (Gemma), 0.63-0.73 (LayerNorm) of the copy
+ * by `make half-pattern`, differences within one run's spread: 16 KiB into
+ * L2 is the f32stats rung's choice, kept for one shape with one prefetch. */
+#ifndef NL_SPLIT_AHEAD
+#define NL_SPLIT_AHEAD 16384
+#endif
+#ifndef NL_SPLIT_L2
+#define NL_SPLIT_L2 1
+#endif
+
+static inline __attribute__((always_inline)) void
+rows_split_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w,
+                    const void *b, float eps, size_t rows, size_t d, uint16_t *y)
+{
+    affine t = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+    for (size_t r = 0; r < rows; r++) {
+        const uint16_t *xr = x + r * d;
+        sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, xr, 1, 0, 0, 0);
+        t = affine_of(dt, cast, xr, d, eps, s);
+        row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1,
+                  at(r + 1 < rows ? xr + d : NULL, NL_SPLIT_AHEAD), NL_SPLIT_L2);
+    }
+}
+
+BF16_TARGET static inline __attribute__((always_inline)) void
+rows_split_hw_of(nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b,
+                 float eps, size_t rows, size_t d, uint16_t *y)
+{
+    affine t = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+    for (size_t r = 0; r < rows; r++) {
+        const uint16_t *xr = x + r * d;
+        sums s = row_hw(cast, nt, NULL, w, b, t, d, NULL, xr, 1, 0, 0, 0);
+        t = affine_of(NL_DT_BF16, cast, xr, d, eps, s);
+        row_hw(cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1,
+               at(r + 1 < rows ? xr + d : NULL, NL_SPLIT_AHEAD), NL_SPLIT_L2);
+    }
+}
+
+/* Every row's sums by the pipe rung's loop alone (no outputs), then its
+ * outputs by the same loop with no sums: the same sums in the same order
+ * and the same steps, so the pipe rung's bits. */
+#define SPLIT_ROWS(cast, tag)                                                               \
+    static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const void *w,           \
+                           const void *b, float eps, size_t rows, size_t d, uint16_t *y)    \
+    {                                                                                       \
+        if (dt == NL_DT_BF16)                                                               \
+            rows_split_plain_of(NL_DT_BF16, cast, nt, x, w, b, eps, rows, d, y);            \
+        else                                                                                \
+            rows_split_plain_of(NL_DT_F16, cast, nt, x, w, b, eps, rows, d, y);             \
+    }                                                                                       \
+    BF16_TARGET static void rows_##tag##_hw(int nt, const uint16_t *x, const void *w,       \
+                                            const void *b, float eps, size_t rows,          \
+                                            size_t d, uint16_t *y)                          \
+    {                                                                                       \
+        rows_split_hw_of(cast, nt, x, w, b, eps, rows, d, y);                               \
+    }
+HALF_RUNG(SPLIT_ROWS, split, 1)

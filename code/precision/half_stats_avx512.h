@@ -309,14 +309,14 @@ static inline int half_run(nl_cast cast, int split, half_rows_fn *plain, half_hw
                         rows, d, y);                                                        \
     }
 
-/* A rung's three cast orders: ROWS(cast, tag) defines rows_<tag> and
- * rows_<tag>_hw; the kernels are nl_rmsnorm_llama_<rung>_avx512 and so on. */
+/* A rung's three cast orders: ROWS(cast, tag) defines rows_<rung>_<order> and
+ * rows_<rung>_<order>_hw; the kernels are nl_rmsnorm_llama_<rung>_avx512 and so on. */
 #define HALF_RUNG(ROWS, rung, split)                                                        \
-    ROWS(NL_CAST_LLAMA, llama)                                                              \
-    ROWS(NL_CAST_GEMMA, gemma)                                                              \
-    ROWS(NL_CAST_TORCH, torch)                                                              \
-    HALF_KERNEL(rmsnorm_llama_##rung##_avx512, NL_CAST_LLAMA, llama, split)                 \
-    HALF_KERNEL(rmsnorm_gemma_##rung##_avx512, NL_CAST_GEMMA, gemma, split)                 \
-    HALF_KERNEL(layernorm_torch_##rung##_avx512, NL_CAST_TORCH, torch, split)
+    ROWS(NL_CAST_LLAMA, rung##_llama)                                                       \
+    ROWS(NL_CAST_GEMMA, rung##_gemma)                                                       \
+    ROWS(NL_CAST_TORCH, rung##_torch)                                                       \
+    HALF_KERNEL(rmsnorm_llama_##rung##_avx512, NL_CAST_LLAMA, rung##_llama, split)          \
+    HALF_KERNEL(rmsnorm_gemma_##rung##_avx512, NL_CAST_GEMMA, rung##_gemma, split)          \
+    HALF_KERNEL(layernorm_torch_##rung##_avx512, NL_CAST_TORCH, rung##_torch, split)
 
 #endif

@@ -104,12 +104,15 @@ typedef struct {
 
 static const char *FAST[] = {"rmsnorm_llama_bf16_avx512_f32stats",
                              "rmsnorm_llama_bf16_avx512_pipe",
+                             "rmsnorm_llama_bf16_avx512_split",
                              "rmsnorm_llama_bf16_avx512_block",
                              "rmsnorm_gemma_bf16_avx512_f32stats",
                              "rmsnorm_gemma_bf16_avx512_pipe",
+                             "rmsnorm_gemma_bf16_avx512_split",
                              "rmsnorm_gemma_bf16_avx512_block",
                              "layernorm_torch_bf16_avx512_f32stats",
                              "layernorm_torch_bf16_avx512_pipe",
+                             "layernorm_torch_bf16_avx512_split",
                              "layernorm_torch_bf16_avx512_block"};
 enum { NFAST = sizeof FAST / sizeof *FAST, MAXL = 11 + 5 * NFAST };
 
