@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backward/backward.h"
+#include "simd/simd.h"
 #include "grad.h"
 
 static const struct { size_t rows, d; } shapes[] = {
@@ -271,6 +273,68 @@ static void stream_params_same_bits(nl_norm norm, const char *rung)
     }
 }
 
+/* The dispatchers (_best, and _omp over threads) take the stream rung or
+ * the skew rung by the CPU's rung shape (code/simd/rung_shape.c); the two
+ * must give the same dx, dgamma and dbeta bits, so that the choice costs
+ * time only.  NORMLAB_RUNGS forces each shape in turn.  133 x 8192 streams
+ * and so runs the skewed loop; 37 x 1029 stays in cache with a masked
+ * tail.  Fails when one shape's path is pointed at the AVX-512 rung,
+ * whose dx rounds differently. */
+static void shapes_same_bits(const nl_bwd_impl *im)
+{
+    const struct { size_t rows, d; } sizes[] = {{37, 1029}, {133, 8192}};
+    for (size_t s = 0; s < 2; s++) {
+        nl_bwd_problem p = nl_bwd_problem_new(im->norm, sizes[s].rows, sizes[s].d, NL_TEST_EPS, 43);
+        size_t n = p.rows * p.d;
+        float *want = malloc((n + 2 * p.d) * sizeof *want);
+        ck_assert(want);
+        setenv("NORMLAB_RUNGS", "block", 1);
+        nl_bwd_run(im, &p);
+        memcpy(want, p.dx, n * sizeof *want);
+        memcpy(want + n, p.dgamma, p.d * sizeof *want);
+        if (im->norm == NL_LAYERNORM)
+            memcpy(want + n + p.d, p.dbeta, p.d * sizeof *want);
+        setenv("NORMLAB_RUNGS", "row", 1);
+        nl_bwd_run(im, &p);
+        unsetenv("NORMLAB_RUNGS");
+        size_t i = 0;
+        while (i < n && memcmp(&p.dx[i], &want[i], sizeof(float)) == 0)
+            i++;
+        ck_assert_msg(i == n, "%s, %zu x %zu: dx[%zu][%zu] is %a with the row rungs, %a with "
+                      "the block rungs: the two shapes must round alike", im->name, p.rows, p.d,
+                      i / p.d, i % p.d, (double)(i < n ? p.dx[i] : 0), (double)(i < n ? want[i] : 0));
+        ck_assert_msg(memcmp(p.dgamma, want + n, p.d * sizeof(float)) == 0,
+                      "%s, %zu x %zu: dgamma differs between the two rung shapes", im->name,
+                      p.rows, p.d);
+        if (im->norm == NL_LAYERNORM)
+            ck_assert_msg(memcmp(p.dbeta, want + n + p.d, p.d * sizeof(float)) == 0,
+                          "%s, %zu x %zu: dbeta differs between the two rung shapes", im->name,
+                          p.rows, p.d);
+        free(want);
+        nl_bwd_problem_free(&p);
+    }
+}
+
+START_TEST(backward_rung_shapes_give_the_same_bits)
+{
+    if (nl_isa_active() != NL_ISA_AVX512)
+        NL_SKIP("the two rung shapes are AVX-512 kernels; this CPU runs another path");
+    static const nl_bwd_impl best[] = {
+        {"layernorm_bwd_best", NL_LAYERNORM, 10, nl_layernorm_bwd_best, 0, 0, 1e-5, ""},
+        {"rmsnorm_bwd_best", NL_RMSNORM, 10, nl_rmsnorm_bwd_best, 0, 0, 1e-5, ""},
+    };
+    shapes_same_bits(&best[0]);
+    shapes_same_bits(&best[1]);
+    const char *const omp[] = {"layernorm_bwd_omp", "rmsnorm_bwd_omp"};
+    for (int k = 0; k < 2; k++) {
+        const nl_bwd_impl *im = nl_find_bwd_impl(omp[k]);
+        ck_assert_msg(im, "%s is not registered", omp[k]);
+        if (!nl_bwd_impl_unavailable(im))
+            shapes_same_bits(im);
+    }
+}
+END_TEST
+
 START_TEST(layernorm_stream_rung_keeps_the_avx512_bits) { stream_params_same_bits(NL_LAYERNORM, "stream"); }
 END_TEST
 START_TEST(rmsnorm_stream_rung_keeps_the_avx512_bits) { stream_params_same_bits(NL_RMSNORM, "stream"); }
@@ -299,6 +363,7 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, layernorm_dgamma_same_bits_every_run, 0, (int)ln);
     tcase_add_loop_test(tc, rmsnorm_dgamma_same_bits_every_run, 0, (int)rms);
 #if defined(__x86_64__)
+    tcase_add_test(tc, backward_rung_shapes_give_the_same_bits);
     tcase_add_test(tc, layernorm_stream_rung_keeps_the_avx512_bits);
     tcase_add_test(tc, rmsnorm_stream_rung_keeps_the_avx512_bits);
     tcase_add_test(tc, layernorm_skew_rung_keeps_the_avx512_bits);

@@ -1,6 +1,16 @@
-/* dispatch.c — the widest backward path of this CPU (nl_isa_active:
+/* dispatch.c — the fastest backward path of this CPU (nl_isa_active:
  * what the CPU supports, capped by NORMLAB_ISA), single-threaded; the
- * threaded kernels run it on each chunk of rows. */
+ * plain threaded kernels run it on each chunk of rows.
+ *
+ * With AVX-512 that is the stream rung or its skewed loop
+ * (norm_bwd_stream_avx512.c), whichever shape nl_rungs_active names for
+ * this CPU: the skew rung where the block rungs were measured faster (the
+ * Xeon of book/data/backward-reference.csv, 0.70-0.72 of its roof against
+ * 0.42 for the AVX-512 rung), the stream rung on the Zen 4
+ * (book/data/zen4-rungs-reference.csv), where the skew lost to it.  The
+ * two give the same bits, dx and dgamma alike (test
+ * `backward_rung_shapes_give_the_same_bits`); their dgamma and dbeta are
+ * the AVX-512 rung's bits, their dx within the tolerance of it. */
 #include "backward/backward.h"
 #include "simd/simd.h"
 
@@ -8,7 +18,10 @@ static nl_backward_fn pick(nl_norm norm)
 {
     switch (nl_isa_active()) {
 #if defined(__x86_64__)
-    case NL_ISA_AVX512: return norm == NL_LAYERNORM ? nl_layernorm_bwd_avx512 : nl_rmsnorm_bwd_avx512;
+    case NL_ISA_AVX512:
+        if (nl_rungs_active() == NL_RUNGS_ROW)
+            return norm == NL_LAYERNORM ? nl_layernorm_bwd_avx512_stream : nl_rmsnorm_bwd_avx512_stream;
+        return norm == NL_LAYERNORM ? nl_layernorm_bwd_avx512_skew : nl_rmsnorm_bwd_avx512_skew;
     case NL_ISA_AVX2:   return norm == NL_LAYERNORM ? nl_layernorm_bwd_avx2 : nl_rmsnorm_bwd_avx2;
 #elif defined(__aarch64__)
     case NL_ISA_NEON:   return norm == NL_LAYERNORM ? nl_layernorm_bwd_neon : nl_rmsnorm_bwd_neon;

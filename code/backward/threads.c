@@ -111,10 +111,18 @@ int nl_bwd_chunked(nl_backward_fn fn, int fills, nl_norm norm, const float *x, c
 }
 // @end
 
+/* The plain threaded backward: with AVX-512 the threaded stream or skew
+ * rung below (the shape nl_rungs_active names, as for _best), otherwise
+ * _best on each chunk of rows. */
+static nl_backward_fn filled_omp(nl_norm norm);
+
 int nl_layernorm_bwd_omp(const float *x, const float *gamma, const float *mean,
                          const float *rstd, const float *dy, size_t rows, size_t d,
                          float *dx, float *dgamma, float *dbeta)
 {
+    nl_backward_fn fast = filled_omp(NL_LAYERNORM);
+    if (fast)
+        return fast(x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);
     return nl_bwd_chunked(nl_layernorm_bwd_best, 0, NL_LAYERNORM, x, gamma, mean, rstd, dy,
                           rows, d, dx, dgamma, dbeta);
 }
@@ -123,6 +131,9 @@ int nl_rmsnorm_bwd_omp(const float *x, const float *gamma, const float *mean,
                        const float *rstd, const float *dy, size_t rows, size_t d,
                        float *dx, float *dgamma, float *dbeta)
 {
+    nl_backward_fn fast = filled_omp(NL_RMSNORM);
+    if (fast)
+        return fast(x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);
     return nl_bwd_chunked(nl_rmsnorm_bwd_best, 0, NL_RMSNORM, x, gamma, mean, rstd, dy,
                           rows, d, dx, dgamma, dbeta);
 }
@@ -145,4 +156,20 @@ NL_BWD_FILLED_OMP(layernorm_bwd_skew_omp, NL_LAYERNORM, layernorm_bwd_avx512_spa
                   layernorm_bwd_avx512_span, NL_BWD_SPANS)
 NL_BWD_FILLED_OMP(rmsnorm_bwd_skew_omp, NL_RMSNORM, rmsnorm_bwd_avx512_span_skew,
                   rmsnorm_bwd_avx512_span, NL_BWD_SPANS)
+
+static nl_backward_fn filled_omp(nl_norm norm)
+{
+    if (nl_isa_active() != NL_ISA_AVX512)
+        return NULL;
+    int ln = norm == NL_LAYERNORM;
+    if (nl_rungs_active() == NL_RUNGS_ROW)
+        return ln ? nl_layernorm_bwd_stream_omp : nl_rmsnorm_bwd_stream_omp;
+    return ln ? nl_layernorm_bwd_skew_omp : nl_rmsnorm_bwd_skew_omp;
+}
+#else
+static nl_backward_fn filled_omp(nl_norm norm)
+{
+    (void)norm;
+    return NULL;
+}
 #endif

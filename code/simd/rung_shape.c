@@ -1,8 +1,10 @@
 /* rung_shape.c — which shape of fast rung the dispatchers run on this CPU:
  * four rows a loop with the next four summed inside it (the block rungs of
  * chapters 6 and 8), or one row at a time with the next row prefetched
- * (the shift, _pf and f32stats rungs).  The two shapes give the same bits
- * for every norm the dispatchers serve, so the choice is only about time.
+ * (the shift, _pf, f32stats and split rungs); for the backward, chapter
+ * 10's skew rung or the stream rung it was built from.  The two shapes
+ * give the same bits for every norm the dispatchers serve, so the choice
+ * is only about time.
  *
  * It is measured, not reasoned: the block rungs were built and timed on an
  * Intel Xeon (the reference CSVs of book/data), where they are the faster; on an
