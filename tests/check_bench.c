@@ -519,6 +519,37 @@ START_TEST(a_16_bit_kernel_without_dtype_says_so)
 }
 END_TEST
 
+/* The CSV's "# rungs:" line says which shape of fast rung ran and why:
+ * NORMLAB_RUNGS by its value when it names a shape, and when it names
+ * neither, that it was ignored (the library ignores it then), not that it
+ * was set. */
+START_TEST(the_rungs_line_says_what_chose_the_shape)
+{
+    static const struct { const char *env, *want; } cases[] = {
+        {"NORMLAB_RUNGS=block", "# rungs: block (the fast rungs' shape that _best and _omp take "
+                                "out of cache; NORMLAB_RUNGS=block)"},
+        {"NORMLAB_RUNGS=row", "# rungs: row (the fast rungs' shape that _best and _omp take out "
+                              "of cache; NORMLAB_RUNGS=row)"},
+        {"NORMLAB_RUNGS=blokc", "NORMLAB_RUNGS is neither block nor row, so this CPU's choice)"},
+    };
+    make_tmpdir();
+    char csv[PATH_MAX];
+    path_in_tmp(csv, sizeof csv, "rungs.csv");
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const char *const argv[] = {"bench", "--impl", "rmsnorm_naive", "--shape", "2x8",
+                                    "--samples", "1", "--csv", csv, "--force", NULL};
+        const char *const env[] = {cases[k].env, NULL};
+        nl_run_normlab(&bench_run, argv, env);
+        ck_assert_msg(bench_run.exited && bench_run.code == 0, "normlab bench with %s failed: %s",
+                      cases[k].env, bench_run.err);
+        const char *text = slurp(csv);
+        ck_assert_msg(strstr(text, cases[k].want), "with %s the CSV should say \"%s\":\n%s",
+                      cases[k].env, cases[k].want, text);
+    }
+    remove_tmpdir();
+}
+END_TEST
+
 START_TEST(help_exits_0)
 {
     const char *const args[] = {"--help", NULL};
@@ -660,6 +691,7 @@ Suite *nl_suite(void)
     tcase_add_test(cli, bad_arguments_exit_2_with_a_message);
     tcase_add_test(cli, help_exits_0);
     tcase_add_test(cli, a_16_bit_kernel_without_dtype_says_so);
+    tcase_add_test(cli, the_rungs_line_says_what_chose_the_shape);
     tcase_add_test(cli, existing_csv_is_left_alone);
     tcase_add_test(cli, tiny_run_writes_a_csv);
     tcase_add_test(cli, a_note_with_a_line_break_is_refused);

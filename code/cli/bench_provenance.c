@@ -78,9 +78,14 @@ size_t bench_provenance(const bench_options *o, int opencl_rows, char lines[][51
              !strcmp(nl_cache_source(), "sysfs") ? "the core's sysfs entries"
              : *nl_cache_source() ? "sysconf (getconf)" : "nowhere");
     /* _best and _omp run other rungs (the same bits) by CPU: say which */
+    const char *rv = getenv("NORMLAB_RUNGS");
+    rv = rv && *rv ? rv : NULL; /* empty: unset */
+    int forced = rv && (!strcmp(rv, "block") || !strcmp(rv, "row"));
     snprintf(lines[k++], 512, "rungs: %s (the fast rungs' shape that _best and _omp take out of "
-             "cache; %s)", nl_rungs_name(nl_rungs_active()),
-             getenv("NORMLAB_RUNGS") ? "NORMLAB_RUNGS set" : "this CPU's choice");
+             "cache; %s%s)", nl_rungs_name(nl_rungs_active()),
+             forced ? "NORMLAB_RUNGS=" : rv ? "NORMLAB_RUNGS is neither block nor row, so "
+                                             "this CPU's choice" : "this CPU's choice",
+             forced ? rv : "");
 #if defined(__clang__)
     snprintf(lines[k++], 512, "compiler: clang %s", __clang_version__);
 #elif defined(__GNUC__)
