@@ -153,10 +153,11 @@ static inline uintptr_t at(const uint16_t *p, size_t ahead)
 }
 
 static inline __attribute__((always_inline)) void
-rows_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w,
-              const void *b, float eps, size_t rows, size_t d, uint16_t *y, affine t)
+rows_pipe_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w,
+                   const void *b, float eps, size_t rows, size_t d, uint16_t *y)
 {
     const int ln = cast == NL_CAST_TORCH;
+    affine t = {_mm512_setzero_ps(), _mm512_setzero_ps()};
     sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, 0, ln);
     for (size_t r = 0; r < rows; r++) {
         const uint16_t *xr = x + r * d;
@@ -176,7 +177,7 @@ rows_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *
 }
 
 BF16_TARGET static inline __attribute__((always_inline)) void
-rows_hw_of(nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b, float eps,
+rows_pipe_hw_of(nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b, float eps,
            size_t rows, size_t d, uint16_t *y)
 {
     const int ln = cast == NL_CAST_TORCH;
@@ -200,24 +201,27 @@ rows_hw_of(nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b
 }
 
 /* The rows of a call, one function per cast order and path so that every
- * inner loop is compiled for constants: row 0's sums alone, then each
- * row's outputs with the next row's sums. */
-#define PIPE_ROWS(cast, tag)                                                                \
+ * inner loop is compiled for constants, in a rung's shape: rows_<shape>_plain_of
+ * (fp16, and bf16 without avx512_bf16) and rows_<shape>_hw_of. */
+#define SHAPE_ROWS(cast, tag, shape)                                                        \
     static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const void *w,           \
                            const void *b, float eps, size_t rows, size_t d, uint16_t *y)    \
     {                                                                                       \
-        affine t0 = {_mm512_setzero_ps(), _mm512_setzero_ps()};                             \
         if (dt == NL_DT_BF16)                                                               \
-            rows_plain_of(NL_DT_BF16, cast, nt, x, w, b, eps, rows, d, y, t0);              \
+            rows_##shape##_plain_of(NL_DT_BF16, cast, nt, x, w, b, eps, rows, d, y);        \
         else                                                                                \
-            rows_plain_of(NL_DT_F16, cast, nt, x, w, b, eps, rows, d, y, t0);               \
+            rows_##shape##_plain_of(NL_DT_F16, cast, nt, x, w, b, eps, rows, d, y);         \
     }                                                                                       \
     BF16_TARGET static void rows_##tag##_hw(int nt, const uint16_t *x, const void *w,       \
                                             const void *b, float eps, size_t rows,          \
                                             size_t d, uint16_t *y)                          \
     {                                                                                       \
-        rows_hw_of(cast, nt, x, w, b, eps, rows, d, y);                                     \
+        rows_##shape##_hw_of(cast, nt, x, w, b, eps, rows, d, y);                           \
     }
+
+/* The pipe rung: row 0's sums alone, then each row's outputs with the
+ * next row's sums. */
+#define PIPE_ROWS(cast, tag) SHAPE_ROWS(cast, tag, pipe)
 HALF_RUNG(PIPE_ROWS, pipe, 1)
 
 /* ---- the split rung: the pipe rung's arithmetic, the f32stats rung's shape ---- */
@@ -266,19 +270,5 @@ rows_split_hw_of(nl_cast cast, int nt, const uint16_t *x, const void *w, const v
 /* Every row's sums by the pipe rung's loop alone (no outputs), then its
  * outputs by the same loop with no sums: the same sums in the same order
  * and the same steps, so the pipe rung's bits. */
-#define SPLIT_ROWS(cast, tag)                                                               \
-    static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const void *w,           \
-                           const void *b, float eps, size_t rows, size_t d, uint16_t *y)    \
-    {                                                                                       \
-        if (dt == NL_DT_BF16)                                                               \
-            rows_split_plain_of(NL_DT_BF16, cast, nt, x, w, b, eps, rows, d, y);            \
-        else                                                                                \
-            rows_split_plain_of(NL_DT_F16, cast, nt, x, w, b, eps, rows, d, y);             \
-    }                                                                                       \
-    BF16_TARGET static void rows_##tag##_hw(int nt, const uint16_t *x, const void *w,       \
-                                            const void *b, float eps, size_t rows,          \
-                                            size_t d, uint16_t *y)                          \
-    {                                                                                       \
-        rows_split_hw_of(cast, nt, x, w, b, eps, rows, d, y);                               \
-    }
+#define SPLIT_ROWS(cast, tag) SHAPE_ROWS(cast, tag, split)
 HALF_RUNG(SPLIT_ROWS, split, 1)
