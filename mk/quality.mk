@@ -1,11 +1,15 @@
 # quality.mk — the checks that make "the tests pass" mean something on more
 # than one machine: valgrind, aarch64 under qemu, and the CI stages.
 
-.PHONY: memcheck cross-test cross-build cross-sysroot ci-stages cycles-check
+.PHONY: memcheck cross-test cross-build cross-sysroot ci-stages cycles-check prefetch-check
 
 ## cycles-check — fail when files under code/ call or include each other in a loop
 cycles-check: $(LIB_OBJ) $(CLI_OBJ)
 	@scripts/tools/file-cycles.sh $(BUILD)
+
+## prefetch-check — fail when a function of chapter 8's one-row bf16 rungs streams its outputs with its prefetch compiled away (x86-64)
+prefetch-check: $(LIB_OBJ)
+	@scripts/tools/prefetch-kept.sh $(BUILD)
 
 
 ## memcheck — every suite under valgrind (memory errors and leaks fail it); MEMCHECK_OPENCL=1 keeps OpenCL, MEMCHECK_CLI=1 the normlab program too

@@ -32,9 +32,9 @@ static const paths by_cast[NL_CAST_COUNT] = {
  * fp16, where it ties with f32stats out of cache (0.69-0.73 of copy for
  * both) and f32stats is the simpler. Where the block rungs were measured
  * slower (nl_rungs_active, AMD family 19h: book/data/zen4-rungs-reference.csv),
- * the rows go one at a time: the split rung (the pipe rung's arithmetic in
- * the f32stats rung's two passes) for LayerNorm and for fp16 RMSNorm, and
- * f32stats for bf16 RMSNorm, where the split rung was not faster
+ * the rows go one at a time, by the split rung (the pipe rung's arithmetic
+ * in the f32stats rung's two passes), the fastest there in every order and
+ * dtype once its prefetch was really compiled in
  * (book/data/zen4-split-reference.csv). The bits are the ones _best had
  * before, whichever is taken: the f32stats rung's for RMSNorm (the pipe
  * rung's are the same), the pipe rung's for LayerNorm. */
@@ -46,15 +46,11 @@ static nl_half_fn fast_avx512(nl_cast cast, nl_dtype dt)
         return row ? nl_layernorm_torch_split_avx512 : nl_layernorm_torch_block_avx512;
     case NL_CAST_LLAMA:
         if (row)
-            return dt == NL_DT_F16 ? nl_rmsnorm_llama_split_avx512
-                                   : nl_rmsnorm_llama_f32stats_avx512;
+            return nl_rmsnorm_llama_split_avx512;
         return dt == NL_DT_F16 ? nl_rmsnorm_llama_f32stats_avx512
                                : nl_rmsnorm_llama_block_avx512;
     case NL_CAST_GEMMA:
-        if (row)
-            return dt == NL_DT_F16 ? nl_rmsnorm_gemma_split_avx512
-                                   : nl_rmsnorm_gemma_f32stats_avx512;
-        return nl_rmsnorm_gemma_block_avx512;
+        return row ? nl_rmsnorm_gemma_split_avx512 : nl_rmsnorm_gemma_block_avx512;
     default: return NULL;
     }
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # ci-stages.sh [STAGE...] — the CI stages after `make test WERROR=1`:
-#   cycles    make cycles-check          no two files under code/ call or include each
-#                                        other in a loop (the normal build's objects)
+#   cycles    make cycles-check prefetch-check
+#                                        no two files under code/ call or include each
+#                                        other in a loop (the normal build's objects), and
+#                                        the fast bf16 rungs' prefetches are in the object code
 #   census    make census-check          the census table (code/config/census.def) parses,
 #                                        names its sources, and the reader reproduces its
 #                                        counts on the census's small configs and real ones
@@ -44,7 +46,7 @@ stages=("$@")
 ocl=${NL_CI_REQUIRE_OPENCL:-1}
 run_stage() {
     case $1 in
-        cycles)   make -j"$jobs" cycles-check ;;
+        cycles)   make -j"$jobs" cycles-check prefetch-check ;;
         census)   make -j"$jobs" census-check ;;
         san)      NORMLAB_REQUIRE_OPENCL=$ocl make -j"$jobs" test SAN=1 WERROR=1 ;;
         clang)    scripts/setup/deps.sh clang &&

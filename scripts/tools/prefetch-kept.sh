@@ -1,0 +1,41 @@
+#!/bin/sh
+# prefetch-kept.sh [BUILD] — fail when a function of chapter 8's one-row
+# rungs streams its outputs but asks for no line ahead of it.
+#
+# Why a check of the object code: the compiler may remove a prefetch. A
+# function that only prefetches has no side effects to GCC's analysis, so
+# GCC 12 at -O2 dropped every call to one (castorder_pipe_avx512.c's
+# former prefetch4), and the bf16 rows of the pipe and split rungs ran
+# without their prefetch for two sessions of measurements that varied it
+# (chapter 8, "The prefetch that was not there"). No test of results can
+# see that: a prefetch changes no bits. Every function in these objects
+# whose loop streams its stores (vmovnt*) is an output pass that should
+# ask for the next row, so each must hold a prefetch instruction.
+set -eu
+build=${1:-build}
+objs="castorder_pipe_avx512 castorder_f32stats_avx512"
+dir=$build/obj/code/precision
+case $(uname -m) in x86_64) ;; *) echo "prefetch-kept: not x86-64, no AVX-512 rungs to check"; exit 0 ;; esac
+command -v objdump >/dev/null || { echo "prefetch-kept: objdump not found (Debian: binutils)" >&2; exit 2; }
+bad=0 seen=0
+for o in $objs; do
+    f=$dir/$o.o
+    [ -f "$f" ] || { echo "prefetch-kept: no $f (make build first)" >&2; exit 2; }
+    out=$(objdump -d --no-show-raw-insn "$f" | awk '
+        /^[0-9a-f]+ <.*>:$/ { fn = $2; gsub(/[<>:]/, "", fn) }
+        /\tprefetch/ { pf[fn]++ }
+        /\tvmovnt/ { nt[fn]++ }
+        END { for (f in nt) printf "%s %d %d\n", f, nt[f], pf[f] + 0 }')
+    [ -n "$out" ] || { echo "prefetch-kept: $o.o has no streaming stores: is it built without AVX-512?" >&2; exit 2; }
+    while read -r fn nts pfs; do
+        seen=$((seen + 1))
+        if [ "$pfs" -eq 0 ]; then
+            echo "prefetch-kept: $o.o: $fn streams $nts stores and holds no prefetch" >&2
+            bad=1
+        fi
+    done <<END
+$out
+END
+done
+[ "$bad" -eq 0 ] || exit 1
+echo "prefetch-kept: $seen streaming functions, each with its prefetch"
