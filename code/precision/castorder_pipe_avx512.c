@@ -25,7 +25,8 @@
  * outputs are computed from L1 while the lines 16 KiB ahead are asked for
  * into L2, the f32stats rung's shape. On the Zen 4 of chapter 8 the
  * pipelined loop and the four-row loop both lost to that shape; the split
- * rung puts the cheaper arithmetic into it (book/data/zen4-split-reference.csv). */
+ * rung puts the cheaper arithmetic into it, and is the fastest rung there
+ * (book/data/zen4-prefetch-split-reference.csv). */
 #include "precision/half_step_avx512.h"
 
 /* Where the loop asks for lines ahead of it (`pf`, a byte distance
@@ -229,12 +230,18 @@ HALF_RUNG(PIPE_ROWS, pipe, 1)
 
 /* How far past the next row's line the output pass asks, and into which
  * cache (1: L2, 0: L1); knobs for trying others (-DNL_SPLIT_AHEAD=...).
- * On the Zen 4, 0, 4, 16 and 32 KiB into L2 and 0 and 16 KiB into L1 gave
- * 0.57-0.65 (Llama), 0.67-0.75 (Gemma), 0.63-0.73 (LayerNorm) of the copy
- * by `make half-pattern`, differences within one run's spread: 16 KiB into
- * L2 is the f32stats rung's choice, kept for one shape with one prefetch. */
+ * On the Zen 4, by `make half-pattern` (three runs each, alternated in
+ * one session), 0, 4 and 16 KiB into L2 gave 0.87-0.98, 0.83-0.92 and
+ * 0.82-0.88 of the copy for Llama, 0.88-1.06, 0.93-1.06 and 0.91-0.98 for
+ * Gemma, 0.85-0.89, 0.86-0.99 and 0.81-0.82 for LayerNorm: close, with 0
+ * ahead of 16 KiB in every order by the mean of its three runs, so the
+ * line of the next row under this step, as the pipe rung's RMSNorm rows
+ * ask. 16 KiB into L1 gave
+ * 0.58-0.62 in all three orders: no better than no prefetch. (An earlier
+ * round of the same knobs changed nothing, as the prefetch was not
+ * compiled in: see ask_line.) */
 #ifndef NL_SPLIT_AHEAD
-#define NL_SPLIT_AHEAD 16384
+#define NL_SPLIT_AHEAD 0
 #endif
 #ifndef NL_SPLIT_L2
 #define NL_SPLIT_L2 1

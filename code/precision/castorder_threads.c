@@ -35,7 +35,7 @@ static const paths by_cast[NL_CAST_COUNT] = {
  * the rows go one at a time, by the split rung (the pipe rung's arithmetic
  * in the f32stats rung's two passes), the fastest there in every order and
  * dtype once its prefetch was really compiled in
- * (book/data/zen4-split-reference.csv). The bits are the ones _best had
+ * (book/data/zen4-prefetch-split-reference.csv). The bits are the ones _best had
  * before, whichever is taken: the f32stats rung's for RMSNorm (the pipe
  * rung's are the same), the pipe rung's for LayerNorm. */
 static nl_half_fn fast_avx512(nl_cast cast, nl_dtype dt)
