@@ -69,7 +69,7 @@ HALF_PATTERN := $(BUILD)/half-pattern
 $(HALF_PATTERN): $(BUILD)/obj/scripts/tools/half_pattern_avx512.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-## half-pattern — chapter 8: bf16 bare access patterns and fast rungs as fractions of the copy (y offset, in place, 2 MiB pages), 16384x8192, one thread
+## half-pattern — chapter 8: bf16 (HALF_PATTERN_ARGS="16384 8192 7 f16": fp16) bare access patterns and fast rungs as fractions of the copy (y offset, in place, 2 MiB pages), 16384x8192, one thread
 .PHONY: half-pattern
 half-pattern: $(HALF_PATTERN)
 	$(HALF_PATTERN) $(HALF_PATTERN_ARGS)

@@ -27,7 +27,8 @@
  *                   alone, without what a call does once
  *
  * The median and the 10th..90th percentiles over samples are printed.
- * Usage: half-pattern [ROWS D SAMPLES] (default 16384 8192 7). */
+ * Usage: half-pattern [ROWS D SAMPLES [bf16|f16]] (default 16384 8192 7 bf16).
+ * The bare patterns move bits and do not depend on the dtype. */
 #include <immintrin.h>
 #include <omp.h>
 #include <stdio.h>
@@ -102,19 +103,15 @@ typedef struct {
     int roof; /* the line whose times it is divided into: the copy on its pages */
 } line;
 
-static const char *FAST[] = {"rmsnorm_llama_bf16_avx512_f32stats",
-                             "rmsnorm_llama_bf16_avx512_pipe",
-                             "rmsnorm_llama_bf16_avx512_split",
-                             "rmsnorm_llama_bf16_avx512_block",
-                             "rmsnorm_gemma_bf16_avx512_f32stats",
-                             "rmsnorm_gemma_bf16_avx512_pipe",
-                             "rmsnorm_gemma_bf16_avx512_split",
-                             "rmsnorm_gemma_bf16_avx512_block",
-                             "layernorm_torch_bf16_avx512_f32stats",
-                             "layernorm_torch_bf16_avx512_pipe",
-                             "layernorm_torch_bf16_avx512_split",
-                             "layernorm_torch_bf16_avx512_block"};
+/* the rungs, %s the dtype */
+static const char *FAST[] = {"rmsnorm_llama_%s_avx512_f32stats", "rmsnorm_llama_%s_avx512_pipe",
+                             "rmsnorm_llama_%s_avx512_split",    "rmsnorm_llama_%s_avx512_block",
+                             "rmsnorm_gemma_%s_avx512_f32stats", "rmsnorm_gemma_%s_avx512_pipe",
+                             "rmsnorm_gemma_%s_avx512_split",    "rmsnorm_gemma_%s_avx512_block",
+                             "layernorm_torch_%s_avx512_f32stats", "layernorm_torch_%s_avx512_pipe",
+                             "layernorm_torch_%s_avx512_split",  "layernorm_torch_%s_avx512_block"};
 enum { NFAST = sizeof FAST / sizeof *FAST, MAXL = 11 + 5 * NFAST };
+static nl_dtype DT = NL_DT_BF16;
 
 static float *gam;
 static uint16_t *gam16, *beta;
@@ -162,20 +159,26 @@ static uint16_t *huge(size_t bytes)
 
 static void fill(uint16_t *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++) /* bf16 of (i * golden) mod 1000 / 1000 - 0.5 */
-        p[i] = nl_half_from_float(NL_DT_BF16,
-                                  (float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f);
+    for (size_t i = 0; i < n; i++) /* (i * golden) mod 1000 / 1000 - 0.5, in the dtype */
+        p[i] = nl_half_from_float(DT, (float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f);
 }
 
 int main(int argc, char **argv)
 {
     size_t samples = 7;
     omp_set_num_threads(1); /* nl_copy splits over the OpenMP threads */
-    if (argc == 4) {
+    if (argc == 4 || argc == 5) {
         R = strtoul(argv[1], NULL, 10), D = strtoul(argv[2], NULL, 10);
         samples = strtoul(argv[3], NULL, 10);
+        int dt = argc == 5 ? nl_dtype_parse(argv[4]) : NL_DT_BF16;
+        if (dt != NL_DT_BF16 && dt != NL_DT_F16) {
+            fprintf(stderr, "half-pattern: the rungs are 16-bit: the dtype is bf16 or f16, "
+                            "not '%s'\n", argv[4]);
+            return 2;
+        }
+        DT = (nl_dtype)dt;
     } else if (argc != 1) {
-        fprintf(stderr, "usage: half-pattern [ROWS D SAMPLES]\n");
+        fprintf(stderr, "usage: half-pattern [ROWS D SAMPLES [bf16|f16]]\n");
         return 2;
     }
     if (R < 64 || D < 64 || D % 64 || samples < 3 || samples > 1000) {
@@ -183,10 +186,12 @@ int main(int argc, char **argv)
         return 2;
     }
     const nl_half_impl *im[NFAST];
+    static char name[NFAST][64];
     for (int k = 0; k < NFAST; k++) {
-        im[k] = nl_find_half_impl(FAST[k]);
+        snprintf(name[k], sizeof name[k], FAST[k], nl_dtype_name(DT));
+        im[k] = nl_find_half_impl(name[k]);
         if (!im[k] || nl_half_unavailable(im[k])) {
-            fprintf(stderr, "half-pattern: %s does not run here\n", FAST[k]);
+            fprintf(stderr, "half-pattern: %s does not run here\n", name[k]);
             return 1;
         }
     }
@@ -204,7 +209,7 @@ int main(int argc, char **argv)
     fill(x, n), fill(xh, n), memcpy(xi, x, n * 2);
     memset(y, 0, n * 2), memset(yo, 0, n * 2 + 4096), memset(yh, 0, n * 2);
     for (size_t i = 0; i < D; i++)
-        gam[i] = 1.0f, gam16[i] = nl_half_from_float(NL_DT_BF16, 1.0f), beta[i] = 0;
+        gam[i] = 1.0f, gam16[i] = nl_half_from_float(DT, 1.0f), beta[i] = 0;
     int nl = 0;
     L[nl++] = (line){"copy (roof): the faster of the two", 0, NULL, x, y, 0};
     L[nl++] = (line){"copy, streamed", 5, NULL, x, y, 0};
@@ -231,7 +236,7 @@ int main(int argc, char **argv)
                 l.x = l.y = xi;
             if (v == 4)
                 l.x = xh, l.y = yh, l.roof = huge_copy;
-            snprintf(labels[nl], sizeof labels[nl], "%s%s", FAST[k], how[v]);
+            snprintf(labels[nl], sizeof labels[nl], "%s%s", name[k], how[v]);
             L[nl++] = l;
         }
     for (int k = 0; k < nl; k++) /* warm-up: clocks, weights' pages */
@@ -253,9 +258,9 @@ int main(int argc, char **argv)
             run(&L[k], x, y);
             t[k * samples + s] = nl_now() - a;
         }
-    printf("half-pattern: %zu x %zu bf16, 1 thread, %zu samples; fraction of the copy of the "
+    printf("half-pattern: %zu x %zu %s, 1 thread, %zu samples; fraction of the copy of the "
            "same sample\n",
-           R, D, samples);
+           R, D, nl_dtype_name(DT), samples);
     printf("%-46s %8s %6s %11s %9s\n", "line", "ms", "frac", "p10..p90", "L2 ns/16");
     /* the arithmetic in cache: 32 rows, calls enough for ~20 ms */
     size_t cr = 32, reps = (size_t)(20e-3 / (cr * D * 0.2e-9)) + 1;
