@@ -22,7 +22,7 @@
  *
  * The split rung, at the end of this file, keeps the second change and
  * undoes the first: each row is summed on its own from memory, then its
- * outputs are computed from L1 while the lines 16 KiB ahead are asked for
+ * outputs are computed from L1 while the next row's lines are asked for
  * into L2, the f32stats rung's shape. On the Zen 4 of chapter 8 the
  * pipelined loop and the four-row loop both lost to that shape; the split
  * rung puts the cheaper arithmetic into it, and is the fastest rung there
