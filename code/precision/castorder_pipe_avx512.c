@@ -168,9 +168,9 @@ rows_pipe_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const v
             s = more ? row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, xr + d, 1, 1,
                                  at(xr + d, 2048), ln)
                      : row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, 0, ln);
-        } else {
+        } else { /* the next row into L2, as the bf16 rows below ask (chapter 8) */
             row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1,
-                      at(more ? xr + d : NULL, 0), ln);
+                      at(more ? xr + d : NULL, 0), 1);
             if (more)
                 s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, xr + d, 1, 0, 0, ln);
         }
