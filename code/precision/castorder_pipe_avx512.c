@@ -30,13 +30,17 @@
 #include "precision/half_step_avx512.h"
 
 /* Where the loop asks for lines ahead of it (`pf`, a byte distance
- * included), one 64-byte line per 32 elements, into L2 (`l2`) or L1.
+ * included), one 64-byte line per 32 elements, into L2 (`l2`) or L1. The
+ * pipe rung asks into L2 in every order: on the Zen 4 its RMSNorm rows ran
+ * at 0.63-0.66 of the copy asking into L1 (bf16) and 0.79-0.99 into L2,
+ * fp16 0.62-0.73 against 0.85-1.02 (chapter 8); only the split rung's
+ * NL_SPLIT_L2 knob asks into L1.
  * Always inlined, and that is not a matter of speed: a function that only
  * prefetches is, to GCC's analysis, one without side effects (a prefetch
  * changes no memory), so GCC 12 at -O2 removed every call to the earlier,
  * merely `inline` form of this function, and the bf16 rows below ran
  * without asking for anything (chapter 8, "The prefetch that was not
- * there"; tests/scripts/prefetch-kept.sh checks the object code). */
+ * there"; scripts/tools/prefetch-kept.sh checks the object code). */
 static inline __attribute__((always_inline)) void ask_line(uintptr_t pf, size_t i, int l2)
 {
     if (!pf)
@@ -159,20 +163,20 @@ rows_pipe_plain_of(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const v
 {
     const int ln = cast == NL_CAST_TORCH;
     affine t = {_mm512_setzero_ps(), _mm512_setzero_ps()};
-    sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, 0, ln);
+    sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, 0, 0);
     for (size_t r = 0; r < rows; r++) {
         const uint16_t *xr = x + r * d;
         int more = r + 1 < rows;
         t = affine_of(dt, cast, xr, d, eps, s);
         if (ln) {
             s = more ? row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, xr + d, 1, 1,
-                                 at(xr + d, 2048), ln)
-                     : row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, 0, ln);
-        } else { /* the next row into L2, as the bf16 rows below ask (chapter 8) */
+                                 at(xr + d, 2048), 1)
+                     : row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, 0, 0);
+        } else {
             row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1,
                       at(more ? xr + d : NULL, 0), 1);
             if (more)
-                s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, xr + d, 1, 0, 0, ln);
+                s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, xr + d, 1, 0, 0, 0);
         }
     }
 }
@@ -183,21 +187,20 @@ rows_pipe_hw_of(nl_cast cast, int nt, const uint16_t *x, const void *w, const vo
 {
     const int ln = cast == NL_CAST_TORCH;
     affine t = {_mm512_setzero_ps(), _mm512_setzero_ps()};
-    sums s = row_hw(cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, 0, ln);
+    sums s = row_hw(cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, 0, 0);
     for (size_t r = 0; r < rows; r++) {
         const uint16_t *xr = x + r * d;
         int more = r + 1 < rows;
         t = affine_of(NL_DT_BF16, cast, xr, d, eps, s);
         if (ln)
             s = more ? row_hw(cast, nt, xr, w, b, t, d, y + r * d, xr + d, 1, 1,
-                              at(xr + d, 2048), ln)
-                     : row_hw(cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, 0, ln);
-        else { /* the next row into L2: into L1 it ran at 0.63-0.66 of the copy on the
-                * Zen 4, into L2 at 0.79-0.99 (chapter 8) */
+                              at(xr + d, 2048), 1)
+                     : row_hw(cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, 0, 0);
+        else {
             row_hw(cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, at(more ? xr + d : NULL, 0),
                    1);
             if (more)
-                s = row_hw(cast, nt, NULL, w, b, t, d, NULL, xr + d, 1, 0, 0, ln);
+                s = row_hw(cast, nt, NULL, w, b, t, d, NULL, xr + d, 1, 0, 0, 0);
         }
     }
 }
@@ -236,8 +239,8 @@ HALF_RUNG(PIPE_ROWS, pipe, 1)
  * Gemma, 0.85-0.89, 0.86-0.99 and 0.81-0.82 for LayerNorm: close, with 0
  * ahead of 16 KiB in every order by the mean of its three runs, so the
  * line of the next row under this step, as the pipe rung's RMSNorm rows
- * ask. 16 KiB into L1 gave
- * 0.58-0.62 in all three orders: no better than no prefetch. (An earlier
+ * ask. 16 KiB into L1 gave 0.58-0.62 in all three orders: no better than
+ * no prefetch. (An earlier
  * round of the same knobs changed nothing, as the prefetch was not
  * compiled in: see ask_line.) */
 #ifndef NL_SPLIT_AHEAD

@@ -33,8 +33,8 @@ static const paths by_cast[NL_CAST_COUNT] = {
  * both) and f32stats is the simpler. Where the block rungs were measured
  * slower (nl_rungs_active, AMD family 19h: book/data/zen4-rungs-reference.csv),
  * the rows go one at a time, by the split rung (the pipe rung's arithmetic
- * in the f32stats rung's two passes), the fastest there in every order and
- * dtype once its prefetch was really compiled in
+ * in the f32stats rung's two passes), the fastest there, or within 0.01 of
+ * it, in every order and dtype once its prefetch was really compiled in
  * (book/data/zen4-prefetch-split-reference.csv). The bits are the ones _best had
  * before, whichever is taken: the f32stats rung's for RMSNorm (the pipe
  * rung's are the same), the pipe rung's for LayerNorm. */
