@@ -57,7 +57,7 @@ BWD_PATTERN := $(BUILD)/bwd-pattern
 $(BWD_PATTERN): $(BUILD)/obj/scripts/tools/bwd_pattern_avx512.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
-## bwd-pattern — chapter 10: the backward's bare access pattern and the stream rung as fractions of the copy, 16384x8192, one thread
+## bwd-pattern — chapter 10: the backward's bare access patterns (one pass, two passes with and without asking for the next rows) and the stream and skew rungs as fractions of the copy, 16384x8192, one thread
 .PHONY: bwd-pattern
 bwd-pattern: $(BWD_PATTERN)
 	$(BWD_PATTERN) $(BWD_PATTERN_ARGS)

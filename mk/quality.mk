@@ -7,7 +7,7 @@
 cycles-check: $(LIB_OBJ) $(CLI_OBJ)
 	@scripts/tools/file-cycles.sh $(BUILD)
 
-## prefetch-check — fail when a function of chapter 8's one-row bf16 rungs streams its outputs with its prefetch compiled away (x86-64)
+## prefetch-check — fail when a function of chapter 8's one-row bf16 rungs or chapter 10's backward stream rung streams its outputs with its prefetch compiled away (x86-64)
 prefetch-check: $(LIB_OBJ)
 	@scripts/tools/prefetch-kept.sh $(BUILD)
 

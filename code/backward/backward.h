@@ -35,20 +35,15 @@
     }
 
 #if defined(__x86_64__)
-/* norm_bwd_stream_avx512.c: the rung's kernels that write dgamma/dbeta
- * instead of adding to them (a chunk's partial needs no clearing), with
- * dx stored (fill), streamed (fill_nt), or streamed by the skewed loop
- * (fill_skew). */
-NL_DECLARE_BWD(layernorm_bwd_avx512_fill);
-NL_DECLARE_BWD(rmsnorm_bwd_avx512_fill);
-NL_DECLARE_BWD(layernorm_bwd_avx512_fill_nt);
-NL_DECLARE_BWD(rmsnorm_bwd_avx512_fill_nt);
-NL_DECLARE_BWD(layernorm_bwd_avx512_fill_skew);
-NL_DECLARE_BWD(rmsnorm_bwd_avx512_fill_skew);
-/* The same over a run of whole chunks, dgamma/dbeta pointing at their
- * partials (one d-vector per NL_BWD_CHUNK_ROWS rows): for NL_BWD_SPANS. */
+/* norm_bwd_stream_avx512.c: the rung's kernels over a run of whole
+ * chunks (for NL_BWD_SPANS), dgamma/dbeta pointing at their partials (one
+ * d-vector per NL_BWD_CHUNK_ROWS rows), which they write instead of adding
+ * to (a partial needs no clearing); dx stored (span), streamed (span_nt),
+ * or streamed by the skewed loop (span_skew). */
 NL_DECLARE_BWD(layernorm_bwd_avx512_span);
 NL_DECLARE_BWD(rmsnorm_bwd_avx512_span);
+NL_DECLARE_BWD(layernorm_bwd_avx512_span_nt);
+NL_DECLARE_BWD(rmsnorm_bwd_avx512_span_nt);
 NL_DECLARE_BWD(layernorm_bwd_avx512_span_skew);
 NL_DECLARE_BWD(rmsnorm_bwd_avx512_span_skew);
 #endif
@@ -65,11 +60,11 @@ enum { NL_BWD_CHUNK_ROWS = 32 };
 
 /* Runs `fn` (a single-threaded kernel) over OpenMP threads, chunk by
  * chunk, and adds the chunk partials into dgamma/dbeta in chunk order.
- * fills: 0, fn adds to a chunk's partial (cleared first); NL_BWD_FILLS, fn
- * writes it; NL_BWD_SPANS, fn is given each thread's whole run of chunks
- * at once and writes their partials (so it can carry work across chunk
- * boundaries: the skew rung's overlap). */
-enum { NL_BWD_FILLS = 1, NL_BWD_SPANS = 2 };
+ * fills: 0, fn adds to a chunk's partial (cleared first); NL_BWD_SPANS,
+ * fn is given each thread's whole run of chunks at once and writes their
+ * partials (so it can carry work across chunk boundaries: the stream
+ * rung's prefetch of the next rows, the skew rung's overlap). */
+enum { NL_BWD_SPANS = 2 };
 int nl_bwd_chunked(nl_backward_fn fn, int fills, nl_norm norm, const float *x, const float *gamma,
                    const float *mean, const float *rstd, const float *dy, size_t rows,
                    size_t d, float *dx, float *dgamma, float *dbeta);

@@ -16,17 +16,22 @@
  *    order, each with the same fma as norm_bwd_avx512.c, so dgamma and
  *    dbeta have that rung's bits exactly (tests/check_backward_grad.c).
  *  - Once the call's rows outgrow the core's L2 (nl_output_spills), dx is
- *    streamed (vmovntps: no read of the line it replaces) and the dx pass,
- *    which reads from L2, prefetches the next four rows into L2, so memory
- *    is busy while the core works from cache.
+ *    streamed (vmovntps: no read of the line it replaces) and the next
+ *    block is asked for into L2 while this one is worked on from cache:
+ *    its x during the first pass, its dy during the dx pass, so that
+ *    memory has work in both passes (the dx pass also writes dx).  Asking
+ *    for all of it in the dx pass left memory idle in the first pass:
+ *    on a Zen 4 that schedule was the slowest of the bare patterns of
+ *    `make bwd-pattern`, and the rung gained a tenth of the copy without
+ *    it (chapter 10, "Both passes ask").
  *
  * The skew rung (rows_skewed) goes one step further for one thread: the
  * dx pass of a block and the first pass of the next share one loop over
  * the columns, so reads from memory never pause while dx is computed.
  *
- * The fill variants write dgamma/dbeta instead of adding to them (the first
- * row's fma adds to 0, the same bits as a cleared partial): the threaded
- * rung's chunk partials need no memset. */
+ * The span variants write dgamma/dbeta instead of adding to them (the
+ * first row's fma adds to 0, the same bits as a cleared partial): the
+ * threaded rungs' chunk partials need no memset. */
 #include <immintrin.h>
 
 #include "backward/backward.h"
@@ -34,10 +39,12 @@
 #include "simd/simd.h"
 
 /* Compile-time knobs for trying other choices (e.g. -DNL_BWD_BLOCK_ROWS=2,
- * -DNL_BWD_PREFETCH=0): rows per block, and the dx pass's prefetch of the
- * next block and its hint.  Under the shared VM's load none of 2, 4 or 8
- * rows, T0 or T1, or no prefetch, stood out beyond the noise; 8 rows
- * looked slower. */
+ * -DNL_BWD_PREFETCH=0): rows per block; the prefetch of the next block,
+ * its hint, and whether its x is asked for in the first pass
+ * (NL_BWD_PF_SPLIT=1) or with its dy in the dx pass (0, the earlier
+ * schedule).  On the Xeon, with the earlier schedule, none of 2, 4 or 8
+ * rows, T0 or T1, or no prefetch, stood out beyond the noise of the
+ * shared VM; 8 rows looked slower. */
 #ifndef NL_BWD_BLOCK_ROWS
 #define NL_BWD_BLOCK_ROWS 4
 #endif
@@ -46,6 +53,9 @@ enum { BLOCK = NL_BWD_BLOCK_ROWS };
  * that each row's sums stay in registers, not in a stack array. */
 #ifndef NL_BWD_PREFETCH
 #define NL_BWD_PREFETCH 1
+#endif
+#ifndef NL_BWD_PF_SPLIT
+#define NL_BWD_PF_SPLIT 1
 #endif
 #ifndef NL_BWD_PF_HINT
 #define NL_BWD_PF_HINT _MM_HINT_T1
@@ -69,13 +79,15 @@ static inline int fills_at(int span, int fill, size_t r)
 static inline __attribute__((always_inline)) void
 params16(int center, int nr, int fill, const float *x, const float *gamma, const float *dy,
          size_t d, float *dgamma, float *dbeta, __mmask16 k, const __m512 *mu,
-         const __m512 *rs, __m512 *sg, __m512 *sx)
+         const __m512 *rs, __m512 *sg, __m512 *sx, const float *nx, int npf)
 {
     __m512 gm = _mm512_maskz_loadu_ps(k, gamma);
     __m512 dg = fill ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(k, dgamma);
     __m512 db = fill || !center ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(k, dbeta);
     #pragma GCC unroll 4
     for (int j = 0; j < nr; j++) {
+        if (nx && j < npf)
+            _mm_prefetch((const char *)(nx + (size_t)j * d), NL_BWD_PF_HINT);
         __m512 dyv = _mm512_maskz_loadu_ps(k, dy + (size_t)j * d);
         __m512 h = _mm512_mul_ps(
             _mm512_maskz_sub_ps(k, _mm512_maskz_loadu_ps(k, x + (size_t)j * d), mu[j]), rs[j]);
@@ -95,11 +107,13 @@ params16(int center, int nr, int fill, const float *x, const float *gamma, const
 // @end
 
 /* The first pass over nr (1..BLOCK) rows: their two row sums, and their
- * share of dgamma/dbeta (fill: the block's share is the whole value). */
+ * share of dgamma/dbeta (fill: the block's share is the whole value).
+ * nx: the next block's x, npf of its rows to ask for meanwhile (NULL:
+ * none). */
 static inline __attribute__((always_inline)) void
 sums_and_params(int center, int nr, int fill, const float *x, const float *gamma,
                 const float *mean, const float *rstd, const float *dy, size_t d,
-                float *dgamma, float *dbeta, float *mg, float *mgx)
+                float *dgamma, float *dbeta, float *mg, float *mgx, const float *nx, int npf)
 {
     __m512 mu[BLOCK], rs[BLOCK], sg[BLOCK], sx[BLOCK];
     #pragma GCC unroll 4
@@ -113,10 +127,11 @@ sums_and_params(int center, int nr, int fill, const float *x, const float *gamma
     size_t i = 0;
     for (; i + 16 <= d; i += 16)
         params16(center, nr, fill, x + i, gamma + i, dy + i, d, dgamma + i,
-                 center ? dbeta + i : NULL, (__mmask16)0xFFFF, mu, rs, sg, sx);
+                 center ? dbeta + i : NULL, (__mmask16)0xFFFF, mu, rs, sg, sx,
+                 nx ? nx + i : NULL, npf);
     if (i < d)
         params16(center, nr, fill, x + i, gamma + i, dy + i, d, dgamma + i,
-                 center ? dbeta + i : NULL, nl_mask16(d - i), mu, rs, sg, sx);
+                 center ? dbeta + i : NULL, nl_mask16(d - i), mu, rs, sg, sx, NULL, 0);
     const float inv_d = 1.0f / (float)d;
     #pragma GCC unroll 4
     for (int j = 0; j < nr; j++) {
@@ -126,8 +141,8 @@ sums_and_params(int center, int nr, int fill, const float *x, const float *gamma
 }
 
 /* dx of one row, dx = rstd (gamma dy - mean_g - (x - mean) rstd mean_gh):
- * four vector operations per 16 elements.  next: a row of x and one of dy
- * to pull into L2 meanwhile (NULL: none). */
+ * four vector operations per 16 elements.  nx, ndy: a row of x and one of
+ * dy to pull into L2 meanwhile (NULL: none). */
 static inline __attribute__((always_inline)) void
 row_dx(int center, int stream, const float *x, const float *gamma, float mean, float rstd,
        const float *dy, size_t d, float mgv, float mgxv, float *dx, const float *nx,
@@ -144,10 +159,10 @@ row_dx(int center, int stream, const float *x, const float *gamma, float mean, f
     if (head)
         _mm512_mask_storeu_ps(dx, nl_mask16(head), DX16(nl_mask16(head), 0));
     for (i = head; i + 16 <= d; i += 16) {
-        if (nx) {
+        if (nx)
             _mm_prefetch((const char *)(nx + i), NL_BWD_PF_HINT);
+        if (ndy)
             _mm_prefetch((const char *)(ndy + i), NL_BWD_PF_HINT);
-        }
         if (stream)
             _mm512_stream_ps(dx + i, DX16(0xFFFF, i));
         else
@@ -164,16 +179,22 @@ block(int center, int nr, int fill, int stream, const float *x, const float *gam
       float *dx, float *dgamma, float *dbeta)
 {
     float mg[BLOCK], mgx[BLOCK];
-    sums_and_params(center, nr, fill, x, gamma, mean, rstd, dy, d, dgamma, dbeta, mg, mgx);
-    /* The next block starts nr rows on; each row here prefetches one of its
-     * rows (the next block has BLOCK rows, or fewer at the end). */
+    /* The next block's rows that this block asks for: nr, or those left. */
+    const int npf = rows_left <= (size_t)nr ? 0
+                  : rows_left - nr < (size_t)nr ? (int)(rows_left - nr) : nr;
+    const int split = NL_BWD_PREFETCH && NL_BWD_PF_SPLIT && stream && npf;
+    sums_and_params(center, nr, fill, x, gamma, mean, rstd, dy, d, dgamma, dbeta, mg, mgx,
+                    split ? x + (size_t)nr * d : NULL, npf);
+    /* The next block starts nr rows on; each row's dx pass here asks for
+     * one of its rows (the next block has BLOCK rows, or fewer at the
+     * end): its dy, and its x too unless the first pass asked for that. */
     #pragma GCC unroll 4
     for (int j = 0; j < nr; j++) {
         size_t ahead = (size_t)nr + (size_t)j;
-        const float *nx = NL_BWD_PREFETCH && stream && ahead < rows_left ? x + ahead * d : NULL;
+        const int pf = NL_BWD_PREFETCH && stream && ahead < rows_left;
         row_dx(center, stream, x + (size_t)j * d, gamma, center ? mean[j] : 0.0f, rstd[j],
-               dy + (size_t)j * d, d, mg[j], mgx[j], dx + (size_t)j * d, nx,
-               nx ? dy + ahead * d : NULL);
+               dy + (size_t)j * d, d, mg[j], mgx[j], dx + (size_t)j * d,
+               pf && !split ? x + ahead * d : NULL, pf ? dy + ahead * d : NULL);
     }
 }
 
@@ -196,7 +217,7 @@ skew_trips(int center, int fill, const float *x, const float *gamma, const float
 {
     for (size_t i = 0; i < d; i += 16) {
         params16(center, BLOCK, fill, x + r0 * d + i, gamma + i, dy + r0 * d + i, d,
-                 dgamma + i, center ? dbeta + i : NULL, (__mmask16)0xFFFF, mu, rs, sg, sx);
+                 dgamma + i, center ? dbeta + i : NULL, (__mmask16)0xFFFF, mu, rs, sg, sx, NULL, 0);
         #pragma GCC unroll 4
         for (int j = 0; j < BLOCK; j++)
             _mm512_stream_ps(dx + (p0 + j) * d + i,
@@ -221,7 +242,7 @@ rows_skewed(int center, int fill, int span, const float *x, const float *gamma,
     __m512 pmu[BLOCK], prs[BLOCK], pmg[BLOCK], pkx[BLOCK];
     float mg[BLOCK], mgx[BLOCK];
     sums_and_params(center, BLOCK, fills_at(span, fill, 0), x, gamma, mean, rstd, dy, d,
-                    dgamma, dbeta, mg, mgx);
+                    dgamma, dbeta, mg, mgx, NULL, 0);
     for (size_t b = 1; b <= nb; b++) {
         const size_t p0 = (b - 1) * BLOCK, r0 = b * BLOCK;
         #pragma GCC unroll 4
@@ -291,7 +312,10 @@ rows_all(int center, int fill, int stream, int span, const float *x, const float
         _mm_sfence(); /* streamed lines are visible before we return */
 }
 
-/* One entry point per norm, fill (write dgamma/dbeta, do not add) and stream. */
+/* One entry point per norm, fill (write dgamma/dbeta, do not add), stream
+ * and span (a run of whole chunks, dgamma/dbeta their partials: the
+ * threaded rungs, whose next-block prefetch and skew then carry across
+ * chunk boundaries). */
 #define NL_BWD_SPAN_ENTRY(name, center, fill, stream, span)                            \
     NL_DECLARE_BWD(name)                                                               \
     {                                                                                  \
@@ -301,20 +325,16 @@ rows_all(int center, int fill, int stream, int span, const float *x, const float
     }
 #define NL_BWD_STREAM_ENTRY(name, center, fill, stream) \
     NL_BWD_SPAN_ENTRY(name, center, fill, stream, 0)
-NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_fill, 1, 1, 0)
-NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_fill, 0, 1, 0)
-NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_fill_nt, 1, 1, 1)
-NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_fill_nt, 0, 1, 1)
 static NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_add, 1, 0, 0)
 static NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_add, 0, 0, 0)
 static NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_add_nt, 1, 0, 1)
 static NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_add_nt, 0, 0, 1)
-NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_fill_skew, 1, 1, 2)
-NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_fill_skew, 0, 1, 2)
 static NL_BWD_STREAM_ENTRY(layernorm_bwd_avx512_add_skew, 1, 0, 2)
 static NL_BWD_STREAM_ENTRY(rmsnorm_bwd_avx512_add_skew, 0, 0, 2)
 NL_BWD_SPAN_ENTRY(layernorm_bwd_avx512_span, 1, 1, 0, 1)
 NL_BWD_SPAN_ENTRY(rmsnorm_bwd_avx512_span, 0, 1, 0, 1)
+NL_BWD_SPAN_ENTRY(layernorm_bwd_avx512_span_nt, 1, 1, 1, 1)
+NL_BWD_SPAN_ENTRY(rmsnorm_bwd_avx512_span_nt, 0, 1, 1, 1)
 NL_BWD_SPAN_ENTRY(layernorm_bwd_avx512_span_skew, 1, 1, 2, 1)
 NL_BWD_SPAN_ENTRY(rmsnorm_bwd_avx512_span_skew, 0, 1, 2, 1)
 

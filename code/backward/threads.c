@@ -92,11 +92,9 @@ int nl_bwd_chunked(nl_backward_fn fn, int fills, nl_norm norm, const float *x, c
         for (size_t c = 0; c < chunks; c++) {
             size_t r0 = c * NL_BWD_CHUNK_ROWS;
             size_t n = rows - r0 < NL_BWD_CHUNK_ROWS ? rows - r0 : NL_BWD_CHUNK_ROWS;
-            if (!fills) {
-                memset(pg + c * d, 0, d * sizeof(float));
-                if (ln)
-                    memset(pb + c * d, 0, d * sizeof(float));
-            }
+            memset(pg + c * d, 0, d * sizeof(float));
+            if (ln)
+                memset(pb + c * d, 0, d * sizeof(float));
             int r = fn(x + r0 * d, gamma, ln ? mean + r0 : NULL, rstd + r0, dy + r0 * d, n, d,
                        dx + r0 * d, pg + c * d, ln ? pb + c * d : NULL);
             rc = r < rc ? r : rc;
@@ -139,23 +137,26 @@ int nl_rmsnorm_bwd_omp(const float *x, const float *gamma, const float *mean,
 }
 
 #if defined(__x86_64__)
-/* The stream and skew rungs over threads: their chunk kernels fill their
- * partials, and whether dx is streamed is decided for the whole call (a
- * 32-row chunk alone would fit in L2, the batch does not). */
-#define NL_BWD_FILLED_OMP(name, norm, spilled, cached, how)                               \
+/* The stream and skew rungs over threads: each thread's whole run of
+ * chunks goes to one call, which fills their partials and carries its
+ * prefetch of the next rows (or its skew) across chunk boundaries; whether
+ * dx is streamed is decided for the whole call (a 32-row chunk alone
+ * would fit in L2, the batch does not). */
+#define NL_BWD_FILLED_OMP(name, norm, spilled, cached)                                    \
     NL_DECLARE_BWD(name)                                                                  \
     {                                                                                     \
-        return nl_bwd_chunked(nl_output_spills(rows, d) ? nl_##spilled : nl_##cached, how, \
-                              norm, x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta); \
+        return nl_bwd_chunked(nl_output_spills(rows, d) ? nl_##spilled : nl_##cached,       \
+                              NL_BWD_SPANS, norm, x, gamma, mean, rstd, dy, rows, d, dx,    \
+                              dgamma, dbeta);                                             \
     }
-NL_BWD_FILLED_OMP(layernorm_bwd_stream_omp, NL_LAYERNORM, layernorm_bwd_avx512_fill_nt,
-                  layernorm_bwd_avx512_fill, NL_BWD_FILLS)
-NL_BWD_FILLED_OMP(rmsnorm_bwd_stream_omp, NL_RMSNORM, rmsnorm_bwd_avx512_fill_nt,
-                  rmsnorm_bwd_avx512_fill, NL_BWD_FILLS)
+NL_BWD_FILLED_OMP(layernorm_bwd_stream_omp, NL_LAYERNORM, layernorm_bwd_avx512_span_nt,
+                  layernorm_bwd_avx512_span)
+NL_BWD_FILLED_OMP(rmsnorm_bwd_stream_omp, NL_RMSNORM, rmsnorm_bwd_avx512_span_nt,
+                  rmsnorm_bwd_avx512_span)
 NL_BWD_FILLED_OMP(layernorm_bwd_skew_omp, NL_LAYERNORM, layernorm_bwd_avx512_span_skew,
-                  layernorm_bwd_avx512_span, NL_BWD_SPANS)
+                  layernorm_bwd_avx512_span)
 NL_BWD_FILLED_OMP(rmsnorm_bwd_skew_omp, NL_RMSNORM, rmsnorm_bwd_avx512_span_skew,
-                  rmsnorm_bwd_avx512_span, NL_BWD_SPANS)
+                  rmsnorm_bwd_avx512_span)
 
 static nl_backward_fn filled_omp(nl_norm norm)
 {

@@ -7,6 +7,10 @@
  *             one pass, no arithmetic to speak of
  *   twopass4  four rows at a time: a pass summing x*dy, then the four rows
  *             re-read (from L2) and streamed out: the rung's shape
+ *   twopass4, next ...  the same with the next four rows asked for into
+ *             L2: in the dx pass (the stream rung's schedule until
+ *             chapter 10's "Both passes ask"), in the first pass, or
+ *             x in the first and dy in the dx pass (the rung's now)
  *   the stream and skew rungs on the same arrays
  *
  * Each sample times the copy and then every kernel; a kernel's fraction
@@ -21,7 +25,7 @@
 
 #include "normlab.h"
 
-enum { NK = 7 }; /* kernels timed */
+enum { NK = 10 }; /* kernels timed */
 static size_t R = 16384, D = 8192;
 static float *x, *dy, *dx, *gam, *dg, *db, *mu, *rs;
 
@@ -60,6 +64,42 @@ static void twopass4(void)
     }
     _mm_sfence();
 }
+
+/* twopass4 with the next block asked for into L2: during the dx pass
+ * only (pf_dx), during the first pass only (pf_sum), or half in each
+ * (pf_both: the first pass asks for the next block's x, the dx pass for
+ * its dy, so that memory has work in both passes). */
+static void twopass4_pf(int in_sum, int in_dx)
+{
+    for (size_t r = 0; r + 4 <= R; r += 4) {
+        const float *a = x + r * D, *b = dy + r * D;
+        const int more = r + 8 <= R;
+        const float *na = a + 4 * D, *nb = b + 4 * D;
+        __m512 s = _mm512_setzero_ps();
+        for (size_t i = 0; i < 4 * D; i += 16) {
+            if (more && in_sum) {
+                _mm_prefetch((const char *)(na + i), _MM_HINT_T1);
+                if (!in_dx)
+                    _mm_prefetch((const char *)(nb + i), _MM_HINT_T1);
+            }
+            s = _mm512_fmadd_ps(_mm512_load_ps(a + i), _mm512_load_ps(b + i), s);
+        }
+        __m512 m = _mm512_set1_ps(_mm512_reduce_add_ps(s) * 1e-9f);
+        for (size_t i = 0; i < 4 * D; i += 16) {
+            if (more && in_dx) {
+                _mm_prefetch((const char *)(nb + i), _MM_HINT_T1);
+                if (!in_sum)
+                    _mm_prefetch((const char *)(na + i), _MM_HINT_T1);
+            }
+            _mm512_stream_ps(dx + r * D + i,
+                             _mm512_fmadd_ps(_mm512_load_ps(a + i), m, _mm512_load_ps(b + i)));
+        }
+    }
+    _mm_sfence();
+}
+static void pf_dx(void) { twopass4_pf(0, 1); }
+static void pf_sum(void) { twopass4_pf(1, 0); }
+static void pf_both(void) { twopass4_pf(1, 1); }
 
 static const nl_bwd_impl *ln_rung, *rms_rung, *ln_skew, *rms_skew;
 static void run_rung(const nl_bwd_impl *im)
@@ -116,8 +156,10 @@ int main(int argc, char **argv)
         gam[i] = 1.0f, dg[i] = db[i] = 0.0f;
     for (size_t r = 0; r < R; r++)
         mu[r] = 0.5f, rs[r] = 3.4f;
-    void (*fn[NK])(void) = {copy, pattern, twopass4, rms_stream, ln_stream, rms_skewed, ln_skewed};
-    const char *name[NK] = {"copy (roof)", "pattern", "twopass4", "rmsnorm_bwd_avx512_stream",
+    void (*fn[NK])(void) = {copy, pattern, twopass4, pf_dx, pf_sum, pf_both, rms_stream, ln_stream, rms_skewed, ln_skewed};
+    const char *name[NK] = {"copy (roof)", "pattern", "twopass4", "twopass4, next in dx pass",
+                            "twopass4, next in 1st pass", "twopass4, next x 1st, dy dx",
+                            "rmsnorm_bwd_avx512_stream",
                             "layernorm_bwd_avx512_stream", "rmsnorm_bwd_avx512_skew",
                             "layernorm_bwd_avx512_skew"};
     for (size_t s = 0; s < samples; s++)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # prefetch-kept.sh [BUILD] — fail when a function of chapter 8's one-row
-# rungs streams its outputs but asks for no line ahead of it.
+# rungs or chapter 10's stream rung streams its outputs but asks for no
+# line ahead of it.
 #
 # Why a check of the object code: the compiler may remove a prefetch. A
 # function that only prefetches has no side effects to GCC's analysis, so
@@ -13,8 +14,9 @@
 # ask for the next row, so each must hold a prefetch instruction.
 set -eu
 build=${1:-build}
-objs="castorder_pipe_avx512 castorder_f32stats_avx512"
-dir=$build/obj/code/precision
+objs="precision/castorder_pipe_avx512 precision/castorder_f32stats_avx512
+      backward/norm_bwd_stream_avx512"
+dir=$build/obj/code
 case $(uname -m) in x86_64) ;; *) echo "prefetch-kept: not x86-64, no AVX-512 rungs to check"; exit 0 ;; esac
 command -v objdump >/dev/null || { echo "prefetch-kept: objdump not found (Debian: binutils)" >&2; exit 2; }
 bad=0 seen=0
