@@ -69,7 +69,9 @@ int nl_bwd_chunked(nl_backward_fn fn, int fills, nl_norm norm, const float *x, c
                    const float *mean, const float *rstd, const float *dy, size_t rows,
                    size_t d, float *dx, float *dgamma, float *dbeta);
 
-/* dst[i] += sum over c in 0..nparts-1, in that order, of parts[c * d + i]. */
-void nl_bwd_add_partials(float *dst, const float *parts, size_t nparts, size_t d);
+/* dst[i] += sum over c in 0..nparts-1, in that order, of parts[c * d + i];
+ * the sums are taken in the first partial, parts[0..d), which is
+ * overwritten. */
+void nl_bwd_add_partials(float *dst, float *parts, size_t nparts, size_t d);
 
 #endif

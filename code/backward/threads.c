@@ -17,21 +17,30 @@
 #include "simd/simd.h"
 
 // @snippet bwd-add-partials
-void nl_bwd_add_partials(float *dst, const float *parts, size_t nparts, size_t d)
+void nl_bwd_add_partials(float *dst, float *parts, size_t nparts, size_t d)
 {
-    /* Blocks of columns, so each thread's running sums stay in L1 while it
-     * walks down the chunks; every column is still summed in chunk order. */
-    enum { COLS = 1024 };
-#pragma omp parallel for schedule(static) if (nparts * d > 65536)
-    for (size_t c0 = 0; c0 < d; c0 += COLS) {
-        size_t n = d - c0 < COLS ? d - c0 : COLS;
-        float acc[COLS];
-        memcpy(acc, parts + c0, n * sizeof(float));
-        for (size_t p = 1; p < nparts; p++)
+    /* The running sums are the first partial's own columns: each thread
+     * takes a block of columns and walks down the chunks, reading each
+     * chunk's piece of the block as one run of memory while the sums stay
+     * in cache.  Every column is still summed in chunk order. */
+    enum { COLS = 8192 }; /* 32 KiB of running sums at a time */
+#pragma omp parallel if (nparts * d > 65536)
+    {
+        size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+        size_t c0 = d * t / nt / 16 * 16, c1 = t + 1 == nt ? d : d * (t + 1) / nt / 16 * 16;
+        for (size_t b0 = c0; b0 < c1; b0 += COLS) {
+            size_t n = c1 - b0 < COLS ? c1 - b0 : COLS;
+            float *restrict acc = parts + b0;
+            for (size_t p = 1; p < nparts; p++) {
+                const float *restrict src = parts + p * d + b0;
+#pragma omp simd
+                for (size_t i = 0; i < n; i++)
+                    acc[i] += src[i];
+            }
+#pragma omp simd
             for (size_t i = 0; i < n; i++)
-                acc[i] += parts[p * d + c0 + i];
-        for (size_t i = 0; i < n; i++)
-            dst[c0 + i] += acc[i];
+                dst[b0 + i] += acc[i];
+        }
     }
 }
 // @end
