@@ -185,13 +185,13 @@ block(int center, int nr, int fill, int stream, const float *x, const float *gam
     const int split = NL_BWD_PREFETCH && NL_BWD_PF_SPLIT && stream && npf;
     sums_and_params(center, nr, fill, x, gamma, mean, rstd, dy, d, dgamma, dbeta, mg, mgx,
                     split ? x + (size_t)nr * d : NULL, npf);
-    /* The next block starts nr rows on; each row's dx pass here asks for
-     * one of its rows (the next block has BLOCK rows, or fewer at the
-     * end): its dy, and its x too unless the first pass asked for that. */
+    /* The next block starts nr rows on; the dx pass of row j < npf asks
+     * for its row j: its dy, and its x too unless the first pass asked
+     * for that. */
     #pragma GCC unroll 4
     for (int j = 0; j < nr; j++) {
         size_t ahead = (size_t)nr + (size_t)j;
-        const int pf = NL_BWD_PREFETCH && stream && ahead < rows_left;
+        const int pf = NL_BWD_PREFETCH && stream && j < npf;
         row_dx(center, stream, x + (size_t)j * d, gamma, center ? mean[j] : 0.0f, rstd[j],
                dy + (size_t)j * d, d, mg[j], mgx[j], dx + (size_t)j * d,
                pf && !split ? x + ahead * d : NULL, pf ? dy + ahead * d : NULL);

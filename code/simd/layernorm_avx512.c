@@ -126,7 +126,6 @@ static inline void shift_end(shift_sums *a, const float *x, size_t i, size_t d,
     *s2 = _mm512_reduce_add_ps(_mm512_add_ps(a->q0, a->q1));
 }
 
-
 /* The shift rung's pass over a row: its sums, and (xn not NULL) the next
  * row asked for into L2 meanwhile, two lines per 32 columns.
  * -DNL_LN_SHIFT_ASK=0 builds the earlier schedule, the next row asked for
