@@ -50,26 +50,10 @@ static void pattern(void)
     _mm_sfence();
 }
 
-static void twopass4(void)
-{
-    for (size_t r = 0; r + 4 <= R; r += 4) {
-        const float *a = x + r * D, *b = dy + r * D;
-        __m512 s = _mm512_setzero_ps();
-        for (size_t i = 0; i < 4 * D; i += 16)
-            s = _mm512_fmadd_ps(_mm512_load_ps(a + i), _mm512_load_ps(b + i), s);
-        __m512 m = _mm512_set1_ps(_mm512_reduce_add_ps(s) * 1e-9f);
-        for (size_t i = 0; i < 4 * D; i += 16)
-            _mm512_stream_ps(dx + r * D + i,
-                             _mm512_fmadd_ps(_mm512_load_ps(a + i), m, _mm512_load_ps(b + i)));
-    }
-    _mm_sfence();
-}
-
-/* twopass4 with the next block asked for into L2: during the dx pass
- * only (pf_dx), during the first pass only (pf_sum), or half in each
- * (pf_both: the first pass asks for the next block's x, the dx pass for
- * its dy, so that memory has work in both passes). */
-static void twopass4_pf(int in_sum, int in_dx)
+/* Four rows at a time, two passes; the next four rows' x and dy are
+ * asked for into L2 in the pass named (NONE: not at all). */
+enum { NONE, SUM, OUT };
+static inline __attribute__((always_inline)) void two_passes(int x_at, int dy_at)
 {
     for (size_t r = 0; r + 4 <= R; r += 4) {
         const float *a = x + r * D, *b = dy + r * D;
@@ -77,29 +61,28 @@ static void twopass4_pf(int in_sum, int in_dx)
         const float *na = a + 4 * D, *nb = b + 4 * D;
         __m512 s = _mm512_setzero_ps();
         for (size_t i = 0; i < 4 * D; i += 16) {
-            if (more && in_sum) {
+            if (more && x_at == SUM)
                 _mm_prefetch((const char *)(na + i), _MM_HINT_T1);
-                if (!in_dx)
-                    _mm_prefetch((const char *)(nb + i), _MM_HINT_T1);
-            }
+            if (more && dy_at == SUM)
+                _mm_prefetch((const char *)(nb + i), _MM_HINT_T1);
             s = _mm512_fmadd_ps(_mm512_load_ps(a + i), _mm512_load_ps(b + i), s);
         }
         __m512 m = _mm512_set1_ps(_mm512_reduce_add_ps(s) * 1e-9f);
         for (size_t i = 0; i < 4 * D; i += 16) {
-            if (more && in_dx) {
+            if (more && x_at == OUT)
+                _mm_prefetch((const char *)(na + i), _MM_HINT_T1);
+            if (more && dy_at == OUT)
                 _mm_prefetch((const char *)(nb + i), _MM_HINT_T1);
-                if (!in_sum)
-                    _mm_prefetch((const char *)(na + i), _MM_HINT_T1);
-            }
             _mm512_stream_ps(dx + r * D + i,
                              _mm512_fmadd_ps(_mm512_load_ps(a + i), m, _mm512_load_ps(b + i)));
         }
     }
     _mm_sfence();
 }
-static void pf_dx(void) { twopass4_pf(0, 1); }
-static void pf_sum(void) { twopass4_pf(1, 0); }
-static void pf_both(void) { twopass4_pf(1, 1); }
+static void twopass4(void) { two_passes(NONE, NONE); }
+static void pf_dx(void) { two_passes(OUT, OUT); }
+static void pf_sum(void) { two_passes(SUM, SUM); }
+static void pf_both(void) { two_passes(SUM, OUT); }
 
 static const nl_bwd_impl *ln_rung, *rms_rung, *ln_skew, *rms_skew;
 static void run_rung(const nl_bwd_impl *im)
@@ -156,7 +139,8 @@ int main(int argc, char **argv)
         gam[i] = 1.0f, dg[i] = db[i] = 0.0f;
     for (size_t r = 0; r < R; r++)
         mu[r] = 0.5f, rs[r] = 3.4f;
-    void (*fn[NK])(void) = {copy, pattern, twopass4, pf_dx, pf_sum, pf_both, rms_stream, ln_stream, rms_skewed, ln_skewed};
+    void (*fn[NK])(void) = {copy,       pattern,   twopass4,   pf_dx,      pf_sum,
+                            pf_both,    rms_stream, ln_stream, rms_skewed, ln_skewed};
     const char *name[NK] = {"copy (roof)", "pattern", "twopass4", "twopass4, next in dx pass",
                             "twopass4, next in 1st pass", "twopass4, next x 1st, dy dx",
                             "rmsnorm_bwd_avx512_stream",
