@@ -50,9 +50,13 @@ $(FUZZ_TARGETS:%=fuzz-%): fuzz-%: $(FUZZ_DIR)/fuzz_%
 	@mkdir -p $(FUZZ_DIR)/corpus-$*
 	@cp -n $(FUZZ_SEEDS_$*) $(FUZZ_DIR)/corpus-$*/ 2>/dev/null || true
 	cd $(FUZZ_DIR) && ./fuzz_$* -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAXLEN_$*) \
-	    -dict=../tests/fuzz/$*.dict -print_final_stats=1 corpus-$* 2>&1 | tee fuzz-$*.log | \
-	    grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss|==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' ; \
-	    test $${PIPESTATUS[0]} -eq 0
+	    -dict=../tests/fuzz/$*.dict -print_final_stats=1 corpus-$* > fuzz-$*.log 2>&1; rc=$$?; \
+	    grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss|SUMMARY|artifact_prefix|Test unit written)' fuzz-$*.log; \
+	    if [ $$rc -ne 0 ]; then \
+	        echo "fuzz $*: what failed:"; \
+	        grep -E '^==[0-9]+== ?ERROR|broken promise|^ +#[0-9]+ .* in [^ ]+ [^ ]*/(code|tests)/|^Base64:' fuzz-$*.log | head -20; \
+	        echo "fuzz $*: replay: $(FUZZ_DIR)/fuzz_$* $(FUZZ_DIR)/crash-...; the whole log: $(FUZZ_DIR)/fuzz-$*.log"; \
+	    fi; exit $$rc
 	@echo "fuzz $*: $$(grep -h 'stat::number_of_executed_units' $(FUZZ_DIR)/fuzz-$*.log | awk '{print $$2}') executions in $(FUZZ_SECONDS) s, no crash; corpus $$(ls $(FUZZ_DIR)/corpus-$* | wc -l) inputs"
 
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)

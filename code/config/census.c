@@ -258,6 +258,17 @@ static int count_below(eval_t *e, const char *name, size_t n, size_t limit, size
     return 0;
 }
 
+/* A '?' group: the modules the census found, which no config field
+ * singles out.  The message names their path, not the formula's marks. */
+static int unexplained(eval_t *e, const char *p)
+{
+    e->unexplained = 1;
+    const char *where = strstr(p, " : ");
+    where = where ? where + 3 : p;
+    return eval_fail(e, "the census could not say which layers hold the norms %.*s", where,
+                     strcspn(where, ";"));
+}
+
 /* One factor of a count: see census.py's explain_layers for the forms. */
 static int factor(eval_t *e, const char **pp, size_t *out)
 {
@@ -296,10 +307,8 @@ static int factor(eval_t *e, const char **pp, size_t *out)
         }
         return eval_fail(e, "bad census formula near '%.*s'", name, 20);
     }
-    if (*p == '?') {
-        e->unexplained = 1;
-        return eval_fail(e, "the census could not say which layers have a norm (%.*s)", p, 24);
-    }
+    if (*p == '?')
+        return unexplained(e, p);
     if (*p == '%') {
         int negate = *++p == '!';
         p += negate;
@@ -372,10 +381,8 @@ static int eval_groups(eval_t *e, const char *text, nl_config *c, size_t *in_lay
     *in_layers = *params = 0;
     for (const char *p = text; *p;) {
         size_t count, width;
-        if (*p == '?') {
-            e->unexplained = 1;
-            return eval_fail(e, "the census could not say which layers have a norm (%.*s)", p, 24);
-        }
+        if (*p == '?')
+            return unexplained(e, p);
         /* Norms in every layer: COUNT is the depth, or a multiple of it. */
         const char *x = strstr(p, " x ");
         size_t kl = strlen(e->layers_key), cl = x ? (size_t)(x - p) : 0;

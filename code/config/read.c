@@ -276,7 +276,19 @@ int nl_config_parse(const char *text, size_t len, const char *name, nl_config *o
     if (counted == -1)
         goto failed;
     if (counted == -2) {
-        /* Kind and eps stay the census's; the count is the table's or the guess's. */
+        /* Kind and eps stay the census's; the count is the table's or the
+         * guess's, and those read the usual names only: a width or depth
+         * missing there is a refusal, never a norm of width 0. */
+        if (out->hidden_size == 0 || out->num_layers == 0) {
+            char why[200];
+            snprintf(why, sizeof why, "%s", nl_last_error());
+            nl_set_error("%s; without it, no %s under the usual names (looked for %s%s, %s, %s, ...)", why,
+                         out->hidden_size == 0 ? "hidden size" : "layer count", prefix,
+                         out->hidden_size == 0 ? hidden_names[0] : layer_names[0],
+                         out->hidden_size == 0 ? hidden_names[1] : layer_names[1],
+                         out->hidden_size == 0 ? hidden_names[2] : layer_names[2]);
+            goto failed;
+        }
         nl_note(out, "%s: counted without the census", nl_last_error());
         row = NULL;
         if (table) {

@@ -15,17 +15,19 @@ EXDIR=tests/grader/fixture/exercises CODE=tests/grader/fixture/code SUITES=tests
 EXDIR=exercises CODE=code SUITES=tests BUILD=$GRADE_BUILD EX_FILTER="" \
     scripts/grading/stage.sh "$STAGE_REAL" || exit 2
 # Two tests at a time (the machine CI gives has 2 cores): each writes its
-# report to a file, printed in order once all are done.
+# report and its seconds to files, printed in order once all are done.
 mkdir -p "$stages/reports"
 ls tests/grader/t-*.sh | xargs -P "${GRADE_SELFTEST_JOBS:-2}" -I{} sh -c \
-    'n=$(basename "$1"); if bash "$1" >"$2/reports/$n.out" 2>&1; then echo ok >"$2/reports/$n.rc"; else echo FAIL >"$2/reports/$n.rc"; fi' _ {} "$stages"
+    'n=$(basename "$1"); s=$(date +%s); if bash "$1" >"$2/reports/$n.out" 2>&1; then r=ok; else r=FAIL; fi
+     echo $(( $(date +%s) - s )) >"$2/reports/$n.s"; echo $r >"$2/reports/$n.rc"' _ {} "$stages"
 pass=0 failed=()
 for t in tests/grader/t-*.sh; do
     n=${t##*/}
+    secs="($(cat "$stages/reports/$n.s" 2>/dev/null || echo ?) s)"
     if [ "$(cat "$stages/reports/$n.rc" 2>/dev/null)" = ok ]; then
-        echo "ok   $n"; pass=$((pass + 1))
+        echo "ok   $n $secs"; pass=$((pass + 1))
     else
-        echo "FAIL $n"; sed 's/^/     /' "$stages/reports/$n.out" | head -n 60; failed+=("$n")
+        echo "FAIL $n $secs"; sed 's/^/     /' "$stages/reports/$n.out" | head -n 60; failed+=("$n")
     fi
 done
 echo "grader self-tests: $pass passed, ${#failed[@]} failed"
