@@ -55,8 +55,15 @@ NL_DECLARE_BWD(rmsnorm_bwd_best);
 /* Rows per chunk of the fixed-order reduction: the threaded kernels sum
  * dgamma (and dbeta) chunk by chunk into partials, then add the partials
  * in chunk order.  The chunks depend on rows only, never on the thread
- * count, so neither does any rounding. */
-enum { NL_BWD_CHUNK_ROWS = 32 };
+ * count, so neither does any rounding.  256 rather than 32: a chunk's
+ * partial is one d-vector per tensor, written into cold lines at each
+ * chunk's start and read back by the adding, and at 32 rows those were
+ * 1/32 of x's bytes per tensor (32 MiB for a LayerNorm of 16384 x 8192,
+ * as much as this Zen 4's L3); at 256 rows, 4 MiB.  Alternated runs of
+ * 32, 64, 128 and 256 (book/data/zen4-chunk-rows-ab-reference.txt,
+ * chapter 10) put 256 highest.  The price: rows <= 256 run on one
+ * thread, and a thread count beyond rows / 256 has nothing to do. */
+enum { NL_BWD_CHUNK_ROWS = 256 };
 
 /* Runs `fn` (a single-threaded kernel) over OpenMP threads, chunk by
  * chunk, and adds the chunk partials into dgamma/dbeta in chunk order.

@@ -8,8 +8,8 @@
  * fixed by `rows` alone; each chunk's sum goes to its own partial (whichever
  * thread computes it, in the same order), and the partials are added in
  * chunk order.  Same bits for 1, 2, 3 or 7 threads
- * (tests/check_backward_threads.c).  The partials cost 2/32 of x's bytes
- * per parameter tensor (written once, read once). */
+ * (tests/check_backward_threads.c).  The partials cost 2/256 of x's
+ * bytes per parameter tensor (written once, read once). */
 #include <omp.h>
 #include <string.h>
 
@@ -46,13 +46,14 @@ void nl_bwd_add_partials(float *dst, float *parts, size_t nparts, size_t d)
 // @end
 
 /* The partials' memory, kept from call to call on the calling thread.
- * Out of cache they are 2/32 of x's bytes per tensor: 32 MiB for a
- * LayerNorm backward of 16384 x 8192, which glibc's malloc gives as a
- * fresh mmap every call (at or above its 32 MiB mmap threshold), so
- * every call paid 8192 page faults and the kernel's zeroing of the pages:
- * on one thread about a fifth of the skew rung's time (chapter 10).  Grown,
- * never shrunk; one buffer per thread that calls, so concurrent callers
- * do not share it. */
+ * With 32-row chunks they were 32 MiB for a LayerNorm backward of
+ * 16384 x 8192, which glibc's malloc gives as a fresh mmap every call (at
+ * or above its 32 MiB mmap threshold), so every call paid 8192 page
+ * faults and the kernel's zeroing of the pages: on one thread about a
+ * fifth of the skew rung's time (chapter 10).  At 256 rows they are
+ * 4 MiB, still a fresh mmap at glibc's default threshold of 128 KiB.
+ * Grown, never shrunk; one buffer per thread that calls, so concurrent
+ * callers do not share it. */
 static _Thread_local struct {
     float *p;
     size_t floats;
@@ -149,8 +150,8 @@ int nl_rmsnorm_bwd_omp(const float *x, const float *gamma, const float *mean,
 /* The stream and skew rungs over threads: each thread's whole run of
  * chunks goes to one call, which fills their partials and carries its
  * prefetch of the next rows (or its skew) across chunk boundaries; whether
- * dx is streamed is decided for the whole call (a 32-row chunk alone
- * would fit in L2, the batch does not). */
+ * dx is streamed is decided for the whole call (a chunk alone may fit in
+ * cache where the batch does not). */
 #define NL_BWD_FILLED_OMP(name, norm, spilled, cached)                                    \
     NL_DECLARE_BWD(name)                                                                  \
     {                                                                                     \

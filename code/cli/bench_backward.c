@@ -4,8 +4,8 @@
  * Bytes: a backward pass reads x and dy and writes dx, 12 bytes per
  * element; gamma, the saved mean and rstd, and dgamma/dbeta are vectors of
  * d or rows floats, nothing next to that.  The threaded kernels also write
- * and read their chunk partials, 8 bytes per 32 rows per column and
- * parameter tensor (2% more for RMSNorm): that traffic is theirs to pay and
+ * and read their chunk partials, 8 bytes per 256 rows per column and
+ * parameter tensor (0.3% more for RMSNorm): that traffic is theirs to pay and
  * is not counted as work.  The roof is chapter 6's copy, timed in the same
  * run: fraction of copy = (12 n / kernel time) / (8 n / copy time). */
 #include <math.h>

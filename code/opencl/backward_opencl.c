@@ -20,6 +20,13 @@ static struct {
 } B;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Rows per chunk of the partials: one work-item sums one column of one
+ * chunk, so the chunk sets how many work-items there are (d x rows/32)
+ * and how long each one's loop is.  The CPU's 256 (NL_BWD_CHUNK_ROWS)
+ * suits a few threads that each stream many rows; a GPU wants many
+ * work-items, and this kernel was written and checked with 32. */
+enum { CL_CHUNK_ROWS = 32 };
+
 static void release_program(void)
 {
     cl_kernel *ks[] = {&B.dx, &B.partials, &B.reduce};
@@ -100,7 +107,7 @@ static int run(nl_norm norm, const float *x, const float *gamma, const float *me
     int rc = nl_cl_runtime_get(norm, &rt);
     if (rc != NL_OK || (rc = ensure_program(rt)) != NL_OK)
         return rc;
-    const size_t chunks = (rows + NL_BWD_CHUNK_ROWS - 1) / NL_BWD_CHUNK_ROWS;
+    const size_t chunks = (rows + CL_CHUNK_ROWS - 1) / CL_CHUNK_ROWS;
     const size_t big = rows * d * sizeof(float), row = d * sizeof(float);
     if (rows > CL_UINT_MAX || d > CL_UINT_MAX || big > rt->max_alloc) {
         nl_set_error("%zu x %zu floats exceed what this OpenCL device holds in one buffer "
@@ -120,7 +127,7 @@ static int run(nl_norm norm, const float *x, const float *gamma, const float *me
         (center && (rc = make(rt->context, &m[DBETA], RW, row, dbeta))))
         return rc;
 
-    cl_uint urows = (cl_uint)rows, ud = (cl_uint)d, uchunk = NL_BWD_CHUNK_ROWS;
+    cl_uint urows = (cl_uint)rows, ud = (cl_uint)d, uchunk = CL_CHUNK_ROWS;
     cl_uint uparts = (cl_uint)chunks;
     nl_cl_layout l = nl_cl_plan(rows, d, B.max_local, rt->per_item);
     cl_uint team = (cl_uint)l.team;

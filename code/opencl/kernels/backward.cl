@@ -3,12 +3,12 @@
  * Three kernels.  norm_bwd_dx: one team of work-items per row, as the
  * forward kernels (layout.c packs the teams): the row sums of g and
  * g * x-hat by team_sum, then dx.  norm_bwd_partials: one work-item per
- * (column, chunk of NL_BWD_CHUNK_ROWS rows) sums dy * x-hat and dy down its
- * chunk, in row order; neighbouring work-items read neighbouring columns,
- * so the reads coalesce.  norm_bwd_reduce: one work-item per column adds
- * the chunk partials in chunk order into dgamma (and dbeta).  No atomics
- * and no order left to the scheduler: the same bits for any work-group
- * size the device picks.  center = 1: LayerNorm; 0: RMSNorm (mean 0, no
+ * (column, chunk of 32 rows: CL_CHUNK_ROWS of backward_opencl.c) sums
+ * dy * x-hat and dy down its chunk, in row order; neighbouring
+ * work-items read neighbouring columns, so the reads coalesce.
+ * norm_bwd_reduce: one work-item per column adds the chunk partials in
+ * chunk order into dgamma (and dbeta).  No atomics and no order left to
+ * the scheduler: the same bits for any work-group size the device picks.  center = 1: LayerNorm; 0: RMSNorm (mean 0, no
  * mean(g) term, no dbeta). */
 
 // @snippet cl-bwd-dx
