@@ -23,8 +23,8 @@ static const char *const threaded[] = {
 #endif
 };
 static const struct { size_t rows, d; } shapes[] = {
-    {2600, 67}, {513, 67}, {300, 1000}, {97, 5}, {33, 17}, {1, 9}, {0, 4},
-    {300, 8192}, /* 9.4 MiB of x and dx, 2 chunks: streamed, the skew rungs' skewed loop */
+    {2600, 67}, {513, 67}, {100, 1000}, {97, 5}, {33, 17}, {1, 9}, {0, 4},
+    {264, 8192}, /* 8.3 MiB of x and dx, 2 chunks: streamed, the skew rungs' skewed loop */
 };
 static const int thread_counts[] = {1, 2, 3, 7};
 
@@ -126,7 +126,7 @@ START_TEST(partials_are_kept_between_calls)
                 "show a fresh allocation");
     omp_set_dynamic(0);
     omp_set_num_threads(1);
-    const size_t rows = 513, d = 8192, chunks = (rows + NL_BWD_CHUNK_ROWS - 1) / NL_BWD_CHUNK_ROWS;
+    const size_t rows = 264, d = 8192, chunks = (rows + NL_BWD_CHUNK_ROWS - 1) / NL_BWD_CHUNK_ROWS;
     nl_bwd_problem p = nl_bwd_problem_new(impl->norm, rows, d, NL_TEST_EPS, 91);
     nl_bwd_run(impl, &p); /* the first call allocates them */
     long before = minor_faults();
