@@ -14,6 +14,16 @@ static const char *const layer_names[] = {"num_hidden_layers", "n_layer", "num_l
 
 /* Prefixes every message with the file name.  `what` may be
  * nl_last_error() itself, so it is copied before the error is set. */
+/* "looked for PREFIXa, b, c": the names a size was looked for under, the
+ * first with the prefix that says which object was read (text_config.). */
+static const char *looked_for(char *buf, size_t n, const char *prefix, const char *const *names)
+{
+    int k = snprintf(buf, n, "looked for %s%s", prefix, names[0]);
+    for (size_t i = 1; names[i] && k > 0 && (size_t)k < n; i++)
+        k += snprintf(buf + k, n - (size_t)k, ", %s", names[i]);
+    return buf;
+}
+
 static int fail(const char *name, const char *what)
 {
     char *copy = strdup(what);
@@ -238,9 +248,9 @@ int nl_config_parse(const char *text, size_t len, const char *name, nl_config *o
         nl_note(out, "no hidden size under the usual names; the census's formulas read their own fields");
         r = 1;
     }
+    char names[160];
     if (r == 0)
-        nl_set_error("no hidden size: looked for %s%s, %s, %s, %s, %s", prefix, hidden_names[0],
-                     hidden_names[1], hidden_names[2], hidden_names[3], hidden_names[4]);
+        nl_set_error("no hidden size: %s", looked_for(names, sizeof names, prefix, hidden_names));
     if (r <= 0)
         goto failed;
     /* LXMERT writes a depth per stack ({"language": 9, "vision": 5, ...}):
@@ -255,8 +265,7 @@ int nl_config_parse(const char *text, size_t len, const char *name, nl_config *o
         r = 1;
     }
     if (r == 0)
-        nl_set_error("no layer count: looked for %s%s, %s, %s, %s", prefix, layer_names[0],
-                     layer_names[1], layer_names[2], layer_names[3]);
+        nl_set_error("no layer count: %s", looked_for(names, sizeof names, prefix, layer_names));
     if (r <= 0)
         goto failed;
 
@@ -280,13 +289,12 @@ int nl_config_parse(const char *text, size_t len, const char *name, nl_config *o
          * guess's, and those read the usual names only: a width or depth
          * missing there is a refusal, never a norm of width 0. */
         if (out->hidden_size == 0 || out->num_layers == 0) {
-            char why[200];
+            int width = out->hidden_size == 0;
+            char why[512];
             snprintf(why, sizeof why, "%s", nl_last_error());
-            nl_set_error("%s; without it, no %s under the usual names (looked for %s%s, %s, %s, ...)", why,
-                         out->hidden_size == 0 ? "hidden size" : "layer count", prefix,
-                         out->hidden_size == 0 ? hidden_names[0] : layer_names[0],
-                         out->hidden_size == 0 ? hidden_names[1] : layer_names[1],
-                         out->hidden_size == 0 ? hidden_names[2] : layer_names[2]);
+            nl_set_error("%s; without it, no %s under the usual names (%s)", why,
+                         width ? "hidden size" : "layer count",
+                         looked_for(names, sizeof names, prefix, width ? hidden_names : layer_names));
             goto failed;
         }
         nl_note(out, "%s: counted without the census", nl_last_error());
