@@ -19,7 +19,7 @@ snippets-unused:
 	@scripts/book/snippets.sh unused $(wildcard chapters/*.md solutions/*.md)
 
 ## course-check — CI: snippets, exercises, course map, grader self-tests, starters vs solutions
-course-check: snippets-check exercises-check coursemap-check grade-selftest grade-check
+course-check: snippets-check exercises-check coursemap-check grade-ci
 
 .PHONY: coursemap coursemap-check
 ## coursemap — regenerate the course map in README.md (chapter, code, exercise, check command)

@@ -10,7 +10,7 @@ GRADE_ENV = CC='$(CC)' GRADE_CFLAGS='$(ALL_CFLAGS)' GRADE_LDLIBS='$(LDLIBS)' \
             GRADE_CHECK_LIBS='$(CHECK_LIBS)' GRADE_LDFLAGS='$(LDFLAGS)' GRADE_BUILD='$(BUILD)'
 GRADE_ARGS = --build '$(BUILD)' $${EX:+--ex "$$EX"} $${SUBMISSION:+--submission "$$SUBMISSION"} $${GRADE_OUT:+--out "$$GRADE_OUT"}
 
-.PHONY: grade grade-only grade-check grade-selftest handout grade-class gradescope lab-sheet
+.PHONY: grade grade-only grade-check grade-selftest grade-ci handout grade-class gradescope lab-sheet
 
 ## grade — grade exercises/ in a sandbox: a table and `Score: X/Y`, exit 1 below full (GRADE_EXIT0=1 keeps 0; EX=NN one exercise; SUBMISSION=dir a student's copy; results in build/grade/NAME.{txt,json,xml})
 grade: deps
@@ -25,6 +25,10 @@ grade-check: $(LIB)
 ## grade-selftest — CI: the grader against every attack (includes of real code, library kernels, forged output, writes outside, orphans, fork bombs, hung compiles, hostile names), the usual wrong answers, broken submissions, a class, Gradescope, and its JSON/XML
 grade-selftest: $(LIB)
 	@$(GRADE_ENV) tests/grader/run.sh
+
+## grade-ci — CI: grade-check and grade-selftest in one pool of jobs on one stage of the course (as one, it takes a minute less than the two one after the other)
+grade-ci: $(LIB)
+	@$(GRADE_ENV) tests/grader/run.sh --grade-check
 
 ## lab-sheet — build/lab/lab.md (and .pdf with pandoc): the assignment sheet of LAB=09,10,... (all exercises without): goals, chapters, points per exercise and per test group as the grader gives them, estimated time, how to submit (LAB_NAME=title)
 lab-sheet: $(LIB)

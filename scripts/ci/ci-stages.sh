@@ -13,10 +13,11 @@
 #                                        (PoCL under valgrind costs minutes; our host
 #                                        code is under ASan in san)
 #   cross     make cross-test            aarch64 build, every suite under qemu (build-aarch64/)
-#   grading   make grade-check grade-selftest
-#                                        every starter fails, every solution scores full, and
-#                                        the sandboxed grader stops every attack and wrong
-#                                        answer of its self-tests (installs bubblewrap, zip, python3)
+#   grading   make grade-ci              every starter fails, every solution scores full
+#                                        (grade-check), and the sandboxed grader stops every
+#                                        attack and wrong answer of its self-tests
+#                                        (grade-selftest), in one pool on one stage
+#                                        (installs bubblewrap, zip, python3)
 #   book      make book SOLUTIONS=1      the PDF with its answer key, from the tested
 #                                        code (installs pandoc and TeX as root)
 #   fuzz      make fuzz FUZZ_SECONDS=10  the config, .npy and .safetensors readers under
@@ -54,11 +55,10 @@ run_stage() {
         memcheck) make -j"$jobs" memcheck WERROR=1 ;;
         cross)    make -j"$jobs" cross-test WERROR=1 ;;
         grading)
-            if make -n grade-check grade-selftest >/dev/null 2>&1; then
-                scripts/setup/deps.sh base grading &&
-                make -j"$jobs" grade-check && make -j"$jobs" grade-selftest
+            if make -n grade-ci >/dev/null 2>&1; then
+                scripts/setup/deps.sh base grading && make -j"$jobs" grade-ci
             else
-                echo "SKIPPED: no grade-check/grade-selftest targets in this tree"
+                echo "SKIPPED: no grade-ci target in this tree"
                 return 3
             fi ;;
         book)     make book SOLUTIONS=1 && make book ;;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# grade-class.sh --submissions DIR [--out DIR] [--jobs N] [grade.sh options]
+# grade-class.sh --submissions DIR [--out DIR] [--jobs N] [--stage DIR] [grade.sh options]
 #
 # Grades a whole class: every folder in DIR is one student (its name is the
 # student's), laid out as the course does, as the handout does, or flat
@@ -13,17 +13,21 @@
 # (the report, Gradescope's results.json format, JUnit).  Prints the
 # gradebook and the time taken.  Exit 2 on a usage or setup error, 3 when
 # no sandbox can be made (see grade.sh); a student's low score is not an
-# error here.
+# error here.  --stage DIR grades against a stage an earlier run made of
+# the same exercises (grade.sh --stage; the self-tests share one) instead
+# of making one, and reuses the starters' results it holds.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-subs="" out=build/grade-class jobs=2 pass=()
+subs="" out=build/grade-class jobs=2 stage="" pass=()
 while [ $# -gt 0 ]; do
     case $1 in
     --submissions) subs=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
+    --stage) stage=$2; shift 2 ;;
     --exercises|--code|--suites|--build) pass+=("$1" "$2"); shift 2 ;;
-    *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) echo "grade-class: unknown option '$1'; its usage:" >&2
+       awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2; exit 2 ;;
     esac
 done
 [ -n "$subs" ] && [ -d "$subs" ] || { echo "grade-class: SUBMISSIONS must name a folder of student folders (got '$subs')" >&2; exit 2; }
@@ -46,11 +50,19 @@ export EXDIR CODE SUITES BUILD EX_FILTER=""
 "$here/sandbox.sh" --probe >/dev/null 2>&1 || [ "${UNSAFE:-}" = 1 ] ||
     { "$here/sandbox.sh" --probe; echo "grade-class: refusing to grade without a sandbox (UNSAFE=1 overrides)" >&2; exit 3; }
 . "$here/lib.sh"
-BUILD=$(reference_build "$BUILD" "$work/refbuild") || exit 2   # the handout's reference objects (lib.sh)
-"$here/stage.sh" "$work/stage" || exit 2
-mkdir -p "$work/empty"
-"$here/grade.sh" "${pass[@]}" --stage "$work/stage" --submission "$work/empty" --out "$work/starter-out" --quiet
-[ -f "$work/stage/starters.done" ] || { echo "grade-class: the starters could not be graded" >&2; exit 2; }
+if [ -n "$stage" ]; then
+    [ -d "$stage/common" ] && [ -d "$stage/ex" ] ||
+        { echo "grade-class: --stage $stage is not a stage (it has no common/ and ex/; grade.sh makes them)" >&2; exit 2; }
+else
+    stage=$work/stage
+    BUILD=$(reference_build "$BUILD" "$work/refbuild") || exit 2   # the handout's reference objects (lib.sh)
+    "$here/stage.sh" "$stage" || exit 2
+fi
+if [ ! -f "$stage/starters.done" ]; then
+    mkdir -p "$work/empty"
+    "$here/grade.sh" "${pass[@]}" --stage "$stage" --submission "$work/empty" --out "$work/starter-out" --quiet
+fi
+[ -f "$stage/starters.done" ] || { echo "grade-class: the starters could not be graded" >&2; exit 2; }
 
 # One line per student: index and folder (names with spaces, quotes and
 # newlines-free are safe; a name with a newline is refused).
@@ -67,7 +79,7 @@ grade_student() {   # grade_student INDEX DIR
     local i=$1 d=$2 name
     name=$(basename "$d")
     CODE=$CODE "$here/collect.sh" "$d" "$work/in/$i" 
-    GRADE_UID=$(( 60000 + i )) GRADE_EXIT0=1 "$here/grade.sh" "${pass[@]}" --stage "$work/stage" \
+    GRADE_UID=$(( 60000 + i )) GRADE_EXIT0=1 "$here/grade.sh" "${pass[@]}" --stage "$stage" \
         --submission "$work/in/$i" --name "$name" --out "$out/reports" --quiet \
         >"$work/log-$i" 2>&1 || echo "grade-class: $name: grading failed (see $work/log-$i)" >&2
 }

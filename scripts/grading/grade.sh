@@ -200,7 +200,10 @@ if [ ! -f "$stage/starters.done" ]; then
             echo "grade: the untouched starter of $id could not be built and run in the sandbox:" >&2
             head -n 20 "$work/starter-$id.log" >&2; exit 2
         fi
-        cp "$work/starter-$id.res" "$stage/ex/$id/starter.res"
+        # Renamed into place, so that a run sharing the stage (the
+        # self-tests grade several at once) reads the whole file or none.
+        cp "$work/starter-$id.res" "$stage/ex/$id/starter.res.$$" &&
+            mv -f "$stage/ex/$id/starter.res.$$" "$stage/ex/$id/starter.res"
     done
     # Only a run over every exercise marks the stage done: one limited by
     # EX or by LAB (a shared stage, as the self-tests share one) did not

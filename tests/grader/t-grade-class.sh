@@ -4,7 +4,10 @@
 # student with the total each must get, and a report per student.
 . tests/grader/lib.sh
 bash tests/grader/make-class.sh 6 "$T/class"
-scripts/grading/grade-class.sh --submissions "$T/class" --out "$T/out" --build "${GRADE_BUILD:-build}" >"$T/out.txt" 2>&1 ||
+# run.sh's stage of the course, when there is one: a class graded against
+# a stage it did not make (grade-class.sh --stage).
+scripts/grading/grade-class.sh --submissions "$T/class" --out "$T/out" --build "${GRADE_BUILD:-build}" \
+    ${STAGE_REAL:+--stage "$STAGE_REAL"} >"$T/out.txt" 2>&1 ||
     fail "grade-class failed"
 while IFS=$'\t' read -r who want; do
     row=$(grep "^\"$who\"," "$T/out/gradebook.csv") || fail "no gradebook row for $who"

@@ -3,10 +3,12 @@
 # and no solutions/; run_autograder, given a flat upload (count.c and
 # eps.c loose, as Gradescope stores them), writes results.json with the
 # fields Gradescope documents: score, and per test name, score, max_score,
-# status, output, visibility.
+# status, output, visibility.  The zip is a lab's (LAB=01,04,05: the whole
+# tree and a lab.txt), so that the run grades three exercises, not
+# fifteen, and shows that a lab's autograder leaves the others out.
 . tests/grader/lib.sh
 command -v zip >/dev/null && command -v unzip >/dev/null || { echo "SKIP: zip/unzip not installed"; exit 0; }
-scripts/grading/gradescope/make-zip.sh "$T/ag.zip" >"$T/out.txt" 2>&1 || fail "make-zip failed"
+LAB=01,04,05 scripts/grading/gradescope/make-zip.sh "$T/ag.zip" >"$T/out.txt" 2>&1 || fail "make-zip failed"
 mkdir -p "$T/ag/source" "$T/ag/submission"
 (cd "$T/ag/source" && unzip -q "$T/ag.zip") || fail "the zip does not unpack"
 [ -x "$T/ag/source/run_autograder" ] && [ -f "$T/ag/source/setup.sh" ] || fail "setup.sh / run_autograder not at the zip's root"
@@ -26,4 +28,5 @@ for t in r["tests"]:
     assert t["status"] in ("passed", "failed") and t["visibility"] == "visible", t
 assert any(t["name"].startswith("05-param-count") and t["status"] == "passed" for t in r["tests"])
 assert any(t["name"].startswith("01-layernorm-mean") and t["status"] == "failed" for t in r["tests"])
+assert all(t["name"][:2] in ("01", "04", "05") for t in r["tests"]), "the lab's autograder graded another exercise"
 PY
