@@ -85,6 +85,10 @@ static void usage(FILE *to)
         "  --show [FILE]      measure nothing: print the table of an earlier run's CSV\n"
         "                     (default $NORMLAB_BENCH_CSV, else book/data/bench-reference.csv),\n"
         "                     narrowed by --shape, --threads and --impl\n"
+        "  --goals FILE       measure nothing: hold earlier runs (one --goals per run's\n"
+        "                     CSV) to the course's goals (code/cli/bench_goals.def): per\n"
+        "                     goal, how many out-of-cache rows meet it, the lowest, median\n"
+        "                     and highest value, and the lowest rows of a goal not met\n"
         "  --help             this text\n"
         "\n"
         "NORMLAB_CL_MAX_LOCAL=N caps the OpenCL work-group size.\n"
@@ -163,6 +167,17 @@ static const char *bad_note_char(const char *text, char *name, size_t n)
         p += len;
     }
     return NULL;
+}
+
+static int add_goal_file(const char *path, void *dest)
+{
+    bench_options *o = dest;
+    if (o->ngoal_files == BENCH_MAX_LIST) {
+        nl_set_error("at most %d runs at once", BENCH_MAX_LIST);
+        return 0;
+    }
+    o->goal_files[o->ngoal_files++] = path;
+    return 1;
 }
 
 static int add_note(const char *text, void *dest)
@@ -322,13 +337,18 @@ int cmd_bench(int argc, char **argv)
         {"--shape", NL_OPT_CUSTOM, &o, 0, add_shapes, NULL},
         {"--threads", NL_OPT_CUSTOM, &o, 0, set_threads, NULL},
         {"--note", NL_OPT_CUSTOM, &o, 0, add_note, NULL},
+        {"--goals", NL_OPT_CUSTOM, &o, 0, add_goal_file, NULL},
         {"--dtype", NL_OPT_CUSTOM, &o.dtypes, 0, add_dtypes, NULL},
     };
     int code;
     if (!nl_options_parse("bench", opts, NL_COUNT(opts), argc, argv, NULL, usage, &code))
         return code;
+    if (o.show && o.ngoal_files)
+        return nl_usage_error("bench", "--show and --goals each read runs; give one of them");
     if (o.show) /* an old CSV may name implementations since renamed */
         return bench_show(&o);
+    if (o.ngoal_files)
+        return bench_goals(&o);
     if (!bench_check_names(o.impls))
         return 2;
     if (!f32_names_have_f32(&o))

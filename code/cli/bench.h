@@ -6,6 +6,7 @@
  *   bench_select.c   which names and dtypes the options ask for
  *   bench_run.c      the run: check, time, print, write the CSV
  *   bench_show.c     --show: an earlier run's CSV as a table
+ *   bench_goals.c    --goals: earlier runs against the course's goals
  *   bench_table.c    the one row printer both use
  *   bench_provenance.c  where the numbers came from, for the CSV
  *   bench_threads.c  cores and thread counts
@@ -34,6 +35,8 @@ typedef struct {
     const char *notes[BENCH_MAX_LIST];
     size_t nnotes;
     const char *show;   /* --show: NULL, "" (the default CSV) or a file */
+    const char *goal_files[BENCH_MAX_LIST]; /* --goals: runs' CSVs to hold to the goals */
+    size_t ngoal_files;
     int fused;          /* --fused: chapter 9's fused add + norm rows */
     int gpt2;           /* --gpt2: chapter 12's norms of the original and converted GPT-2 */
     int flashnorm;      /* --flashnorm: chapter 12's FlashNorm against norm then matmul */
@@ -96,6 +99,8 @@ void bench_set_threads(size_t t);
 
 /* bench_show.c */
 int bench_show(const bench_options *o);
+/* bench_goals.c: --goals, the runs of o->goal_files against bench_goals.def */
+int bench_goals(const bench_options *o);
 
 /* bench_table.c: a block's header (with the cache regime its bytes are
  * in, nl_shape_regime, when known), then its rows.  The header states the
