@@ -243,9 +243,13 @@ static void judge_spawn(judge_run *r, int ranks, const char *req)
         snprintf(ep, sizeof ep, "PATH=%s", path);
         /* Root (CI) needs the two permissions; the single-copy transport
          * would need process_vm_readv, which the ranks' filter refuses;
-         * LeakSanitizer must not run in a filtered rank. */
+         * LeakSanitizer must not run in a filtered rank; ob1 and no
+         * second's wait after a rank fails, for the time a run takes, as
+         * in tests/harness/run_mpi.c (a hostile rank that ignores SIGTERM
+         * is killed at once). */
         char *const envp[] = {ep, "HOME=/tmp", "TMPDIR=/tmp", "OMPI_ALLOW_RUN_AS_ROOT=1",
-                              "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                              "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_pml=ob1",
+                              "OMPI_MCA_odls_base_sigkill_timeout=0",
                               "OMPI_MCA_btl_vader_single_copy_mechanism=none",
                               "OMPI_MCA_mca_base_component_disable_dlclose=1",
                               "ASAN_OPTIONS=detect_leaks=0", NULL};
