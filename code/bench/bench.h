@@ -110,6 +110,14 @@ int nl_csv_read_header(char *line, nl_csv_layout *layout);
 /* One data line (modified in place: the row's strings point into it);
  * 0 when it has too few fields. */
 int nl_csv_read_row(char *line, const nl_csv_layout *layout, nl_bench_row *row);
+/* A whole CSV file: each "#" line, newline included, to `comment` (may be
+ * NULL), each data line with its fields to `row` (its strings live until
+ * the next line; returning 0 stops the reading, with the reason the
+ * callback put in nl_last_error()). Returns 1, or 0 with the reason in
+ * nl_last_error(): PATH cannot be read, its header lacks a column, it has
+ * no header, or `row` stopped it. */
+int nl_csv_read_file(const char *path, void (*comment)(const char *line, void *ctx),
+                     int (*row)(const nl_bench_row *r, void *ctx), void *ctx);
 
 /* ------------------------------------------------------------ measuring */
 

@@ -204,3 +204,39 @@ int nl_csv_read_row(char *line, const nl_csv_layout *l, nl_bench_row *r)
     r->regime = text(f, l, REGIME, "");
     return 1;
 }
+
+int nl_csv_read_file(const char *path, void (*comment)(const char *line, void *ctx),
+                     int (*row)(const nl_bench_row *r, void *ctx), void *ctx)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        nl_set_error("cannot read %s", path);
+        return 0;
+    }
+    char line[4096];
+    nl_csv_layout layout;
+    int have_header = 0, ok = 1;
+    while (ok && fgets(line, sizeof line, f)) {
+        if (line[0] == '#') {
+            if (comment)
+                comment(line, ctx);
+        } else if (!have_header) {
+            if (!nl_csv_read_header(line, &layout)) {
+                char why[256]; /* nl_set_error writes where nl_last_error() points */
+                snprintf(why, sizeof why, "%s", nl_last_error());
+                nl_set_error("%s: %s", path, why);
+                ok = 0;
+            }
+            have_header = 1;
+        } else {
+            nl_bench_row r;
+            ok = !nl_csv_read_row(line, &layout, &r) || row(&r, ctx);
+        }
+    }
+    fclose(f);
+    if (ok && !have_header) {
+        nl_set_error("%s has no CSV header (is it a bench CSV?)", path);
+        ok = 0;
+    }
+    return ok;
+}

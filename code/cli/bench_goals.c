@@ -69,10 +69,13 @@ static int keep(run_rows *all, const nl_bench_row *r, size_t run)
     return 1;
 }
 
-/* Which run this was: its "# cpu:", "# date:" and "# commit:" lines. */
+/* One run being read: where its rows go, and its "# cpu:", "# date:"
+ * and "# commit:" lines, which say which run it was. */
 typedef struct {
+    run_rows *all;
+    size_t run;
     char cpu[80], date[40], commit[40];
-} provenance;
+} run_reading;
 
 static void copy_value(char *into, size_t n, const char *line, const char *key)
 {
@@ -80,47 +83,34 @@ static void copy_value(char *into, size_t n, const char *line, const char *key)
         snprintf(into, n, "%.*s", (int)strcspn(line + strlen(key), "\n"), line + strlen(key));
 }
 
-static int read_run(const char *path, size_t run, run_rows *all)
+static void note_provenance(const char *line, void *ctx)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "normlab bench --goals: cannot read %s\n", path);
+    run_reading *p = ctx;
+    copy_value(p->cpu, sizeof p->cpu, line, "# cpu: ");
+    copy_value(p->date, sizeof p->date, line, "# date: ");
+    copy_value(p->commit, sizeof p->commit, line, "# commit: ");
+}
+
+static int keep_row(const nl_bench_row *r, void *ctx)
+{
+    run_reading *p = ctx;
+    if (!keep(p->all, r, p->run)) {
+        nl_set_error("out of memory");
         return 0;
     }
-    char line[4096];
-    provenance p = {"cpu not named", "no date", ""};
-    nl_csv_layout layout;
-    int have_header = 0, ok = 1;
-    while (ok && fgets(line, sizeof line, f)) {
-        if (line[0] == '#') {
-            copy_value(p.cpu, sizeof p.cpu, line, "# cpu: ");
-            copy_value(p.date, sizeof p.date, line, "# date: ");
-            copy_value(p.commit, sizeof p.commit, line, "# commit: ");
-            continue;
-        }
-        if (!have_header) {
-            if (!nl_csv_read_header(line, &layout)) {
-                fprintf(stderr, "normlab bench --goals: %s: %s\n", path, nl_last_error());
-                ok = 0;
-            }
-            have_header = 1;
-            continue;
-        }
-        nl_bench_row r;
-        if (nl_csv_read_row(line, &layout, &r) && !keep(all, &r, run)) {
-            fprintf(stderr, "normlab bench --goals: out of memory reading %s\n", path);
-            ok = 0;
-        }
+    return 1;
+}
+
+static int read_run(const char *path, size_t run, run_rows *all)
+{
+    run_reading p = {all, run, "cpu not named", "no date", ""};
+    if (!nl_csv_read_file(path, note_provenance, keep_row, &p)) {
+        fprintf(stderr, "normlab bench --goals: %s\n", nl_last_error());
+        return 0;
     }
-    fclose(f);
-    if (ok && !have_header) {
-        fprintf(stderr, "normlab bench --goals: %s has no CSV header (is it a bench CSV?)\n", path);
-        ok = 0;
-    }
-    if (ok)
-        printf("  run %zu: %s\n         %s%s%s%s\n         %.70s\n", run, path, *p.commit ? "commit " : "", p.commit,
-               *p.commit ? ", " : "", p.date, p.cpu);
-    return ok;
+    printf("  run %zu: %s\n         %s%s%s%s\n         %.70s\n", run, path, *p.commit ? "commit " : "", p.commit,
+           *p.commit ? ", " : "", p.date, p.cpu);
+    return 1;
 }
 
 static int same_place(const run_row *a, const run_row *b)

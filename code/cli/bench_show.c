@@ -20,8 +20,9 @@ static int wanted(const bench_options *o, const nl_bench_row *r)
 
 /* Where the numbers came from travels with them: the provenance lines,
  * cut to a page's 80 columns (the CSV keeps the whole line). */
-static void print_provenance(const char *line)
+static void print_provenance(const char *line, void *unused)
 {
+    (void)unused;
     static const char *const keep[] = {"# cpu:", "# compiler:", "# date:", "# commit:",
                                        "# peer:", "# opencl device:", "# opencl settings:", "# caches:", "# rungs:",
                                        "# peers:", "# load:", "# normlab bench"};
@@ -36,48 +37,36 @@ static void print_provenance(const char *line)
         }
 }
 
+/* What one row needs of the rows before it: whether it starts a block. */
+typedef struct {
+    const bench_options *o;
+    int printed;
+    nl_bench_row last; /* its strings pointed into a line since read: only the numbers are kept */
+    char last_dtype[16];
+} show_state;
+
+static int show_row(const nl_bench_row *r, void *ctx)
+{
+    show_state *s = ctx;
+    if (!wanted(s->o, r))
+        return 1;
+    if (!s->printed++ || r->rows != s->last.rows || r->d != s->last.d || r->threads != s->last.threads ||
+        bench_block_changes(r->dtype, s->last_dtype))
+        bench_print_block((nl_shape){r->rows, r->d}, r->threads, r->regime, r->dtype, 0);
+    s->last = *r;
+    snprintf(s->last_dtype, sizeof s->last_dtype, "%s", r->dtype);
+    bench_print_row(r, NULL, 0);
+    return 1;
+}
+
 int bench_show(const bench_options *o)
 {
     const char *path = *o->show ? o->show : getenv("NORMLAB_BENCH_CSV");
     if (!path || !*path)
         path = "book/data/bench-reference.csv";
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "normlab bench --show: cannot read %s\n", path);
-        return 2;
-    }
-    char line[4096];
-    nl_csv_layout layout;
-    int have_header = 0, printed = 0;
-    nl_bench_row last = {0};
-    char last_dtype[16] = "";
-    while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#') {
-            print_provenance(line);
-            continue;
-        }
-        if (!have_header) {
-            if (!nl_csv_read_header(line, &layout)) {
-                fprintf(stderr, "normlab bench --show: %s: %s\n", path, nl_last_error());
-                fclose(f);
-                return 2;
-            }
-            have_header = 1;
-            continue;
-        }
-        nl_bench_row r;
-        if (!nl_csv_read_row(line, &layout, &r) || !wanted(o, &r))
-            continue;
-        if (!printed++ || r.rows != last.rows || r.d != last.d || r.threads != last.threads ||
-            bench_block_changes(r.dtype, last_dtype))
-            bench_print_block((nl_shape){r.rows, r.d}, r.threads, r.regime, r.dtype, 0);
-        last = r; /* its strings point into line: only the numbers are kept */
-        snprintf(last_dtype, sizeof last_dtype, "%s", r.dtype);
-        bench_print_row(&r, NULL, 0);
-    }
-    fclose(f);
-    if (!have_header) {
-        fprintf(stderr, "normlab bench --show: %s has no CSV header\n", path);
+    show_state s = {.o = o};
+    if (!nl_csv_read_file(path, print_provenance, show_row, &s)) {
+        fprintf(stderr, "normlab bench --show: %s\n", nl_last_error());
         return 2;
     }
     printf("\n(from %s)\n", path);
