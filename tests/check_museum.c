@@ -149,7 +149,9 @@ END_TEST
  * QK-norm applied after RoPE instead of before (meta-pytorch/torchtune
  * #2809, against Hugging Face's Qwen3). Property (chapter 9): RMSNorm
  * without weight commutes with a rotation, which keeps the norm of every
- * rotated pair; a per-channel gamma does not. */
+ * rotated pair; a per-channel gamma does not. The learned-gamma half is the
+ * counterexample to the last comment of karpathy/nanochat#743, which has
+ * the orders commute for an RMSNorm with a weight too. */
 static void rope(const float *q, size_t d, double pos, float *out)
 {
     /* rotate-half pairing: (i, i + d/2), frequency base 10000 */

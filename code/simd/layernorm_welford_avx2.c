@@ -13,9 +13,8 @@
  * corrected two-pass kernel (`make simd-count`), the shift included.
  *
  * Numerics (NL_SHOW_ERR=1 build/tests/check_simd): max |y - ref| 9.6e-7 on
- * unit-scale data, 4.7e-7 on data with mean 1e4 (1.3e-3 without the shift,
- * at commit 8804535: the float mean's rounding), 5.3e-7 relative with a 1e4
- * outlier first;
+ * unit-scale data, 4.7e-7 on data with mean 1e4 (1.3e-3 without the shift:
+ * the float mean's rounding), 5.3e-7 relative with a 1e4 outlier first;
  * stated tol 1e-5.  |x| ~ 1e20 works: an overflowing M2 sends the row to
  * double. */
 #include <math.h>

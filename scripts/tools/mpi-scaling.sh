@@ -1,28 +1,31 @@
 #!/usr/bin/env bash
-# mpi-scaling.sh [CHAPTER] — the measurements chapter 11 quotes, made with
-# build/normlab-mpi under mpirun and written into CHAPTER (default
-# chapters/11-mpi.md) between marker lines, so the book shows the last run
-# and nothing is copied by hand:
+# mpi-scaling.sh [CHAPTER [NOTEBOOK]] — the measurements of chapter 11,
+# made with build/normlab-mpi under mpirun and written between marker
+# lines, so the book shows the last run and nothing is copied by hand.
+# Into CHAPTER (default chapters/11-mpi.md), what every machine shows:
 #   <!-- mpi-run:begin/end -->      one run's report, as the chapter's example
 #   <!-- mpi-offset:begin/end -->   max error of the sums and the Chan
 #                                   summaries as the rows' mean grows (no
 #                                   timing: the same on every machine)
+# Into NOTEBOOK (default notebook/11-mpi.md), the timings of this machine:
 #   <!-- mpi-scaling:begin/end -->  1 to 4 ranks, each way of splitting and
 #                                   combining: bytes, time, max error
 #   <!-- mpi-latency:begin/end -->  the all-reduce of one row's statistics:
 #                                   its latency between processes here
-# HTML comments above each table (not printed) say where and when it ran.
+# HTML comments above each table (not printed) say when and on what CPU.
 # Run it on a quiet machine: the timings are medians over --repeat steps,
 # but mpirun --oversubscribe puts ranks on shared cores when P exceeds them.
 #   ROWS, D, REPEAT, MAX_RANKS override the timed shape and run.
 set -euo pipefail
 chapter=${1:-chapters/11-mpi.md}
+notebook=${2:-notebook/11-mpi.md}
 prog=${NORMLAB_MPI:-build/normlab-mpi}
 rows=${ROWS:-256} d=${D:-8192} repeat=${REPEAT:-50} max_ranks=${MAX_RANKS:-4}
 [ -x "$prog" ] || { echo "mpi-scaling: no $prog (make mpi)" >&2; exit 2; }
-for name in mpi-run mpi-offset mpi-scaling mpi-latency; do
-    grep -q "^<!-- $name:begin -->$" "$chapter" && grep -q "^<!-- $name:end -->$" "$chapter" ||
-        { echo "mpi-scaling: $chapter has no <!-- $name:begin/end --> lines" >&2; exit 2; }
+for pair in "mpi-run $chapter" "mpi-offset $chapter" "mpi-scaling $notebook" "mpi-latency $notebook"; do
+    read -r name file <<<"$pair"
+    grep -q "^<!-- $name:begin -->$" "$file" && grep -q "^<!-- $name:end -->$" "$file" ||
+        { echo "mpi-scaling: $file has no <!-- $name:begin/end --> lines" >&2; exit 2; }
 done
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
@@ -35,9 +38,9 @@ field() { sed -n "s/^$1: //p" <<<"$2" | head -n1; }
 error() { field "max error" "$1" | cut -d' ' -f1; }
 origin() {
     echo "<!-- made by scripts/tools/mpi-scaling.sh (make mpi-scaling): do not edit -->"
-    echo "<!-- $(date -u +%F) commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')," \
+    echo "<!-- $(date -u +%F)," \
          "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores," \
-         "load average $(cut -d' ' -f1-3 /proc/loadavg), $(mpirun --version | head -n1) -->"
+         "$(mpirun --version | head -n1) -->"
 }
 
 sample_run() {
@@ -105,18 +108,18 @@ latency_table() {
     done
 }
 
-# put NAME FILE: the chapter with the lines between NAME's markers
-# replaced by FILE.
+# put NAME TABLE DOC: DOC with the lines between NAME's markers replaced
+# by the file TABLE.
 put() {
     awk -v name="$1" -v table="$2" '
         $0 == "<!-- " name ":begin -->" { print; while ((getline l < table) > 0) print l; skip = 1; next }
         $0 == "<!-- " name ":end -->" { skip = 0 }
-        !skip' "$chapter" >"$tmp.md" && mv "$tmp.md" "$chapter"
+        !skip' "$3" >"$tmp.md" && mv "$tmp.md" "$3"
 }
 
 tmp=$(mktemp); trap 'rm -f "$tmp" "$tmp.md"' EXIT
-sample_run | tee "$tmp"; put mpi-run "$tmp"
-offset_table | tee "$tmp"; put mpi-offset "$tmp"
-scaling_table | tee "$tmp"; put mpi-scaling "$tmp"
-latency_table | tee "$tmp"; put mpi-latency "$tmp"
-echo "mpi-scaling: tables written into $chapter"
+sample_run | tee "$tmp"; put mpi-run "$tmp" "$chapter"
+offset_table | tee "$tmp"; put mpi-offset "$tmp" "$chapter"
+scaling_table | tee "$tmp"; put mpi-scaling "$tmp" "$notebook"
+latency_table | tee "$tmp"; put mpi-latency "$tmp" "$notebook"
+echo "mpi-scaling: tables written into $chapter and $notebook"
