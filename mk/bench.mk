@@ -78,24 +78,33 @@ PEERS_HALF_REF ?= book/data/peers-reference.csv
 PEERS_BWD_REF ?= book/data/peers-fwd-bwd-reference.csv
 BENCH_FIG := $(BUILD)/fig-bench
 FIGURES := $(BENCH_FIG) $(BUILD)/fig-half $(BUILD)/fig-backward
+# The rows a figure draws (plot-bench.sh --impl, --shape; empty: all of
+# its kind). Chapter 6 reads the ladder's steps against the copy in cache
+# and beyond the last-level cache, beside the peers; chapter 10 the
+# backward's named rungs (the dispatchers' names ran other rungs when
+# backward-reference.csv was taken) beside the peers' backward.
+FIG_BENCH_IMPLS ?= layernorm_naive,rmsnorm_naive,layernorm_avx512,rmsnorm_avx512,layernorm_avx512_nt,rmsnorm_avx512_nt,layernorm_avx512_pf,rmsnorm_avx512_pf,layernorm_avx512_shift,layernorm_avx512_block,rmsnorm_avx512_block,layernorm_omp,rmsnorm_omp,onednn,ort-*/*,torch-*/*,jax-*/*
+FIG_BENCH_SHAPES ?= 256x1024,4096x4096,16384x8192
+FIG_BACKWARD_IMPLS ?= *_bwd_fused,*_bwd_avx512,*_bwd_avx512_stream,*_bwd_avx512_skew,*_bwd_stream_omp,*_bwd_skew_omp,torch-*/*,jax-*/*
 fig_rows = $(if $(filter %-half,$1),half,$(if $(filter %-backward,$1),backward,f32))
 fig_csv = $(if $(filter %-half,$1),$(HALF_CSV),$(if $(filter %-backward,$1),$(BACKWARD_CSV),$(BENCH_CSV)))
 fig_peers = $(if $(filter %-half,$1),$(PEERS_HALF_REF),$(if $(filter %-backward,$1),$(PEERS_BWD_REF),$(PEERS_REF)))
+fig_select = $(if $(filter %-bench,$1),$(if $(FIG_BENCH_IMPLS),--impl '$(FIG_BENCH_IMPLS)') $(if $(FIG_BENCH_SHAPES),--shape '$(FIG_BENCH_SHAPES)'),$(if $(filter %-backward,$1),$(if $(FIG_BACKWARD_IMPLS),--impl '$(FIG_BACKWARD_IMPLS)')))
 
 ## figures — build/fig-{bench,half,backward}.{pdf,png}: fraction of copy bandwidth per implementation and shape, ours and the peers' (chapters 6, 8, 10), from BENCH_CSV, HALF_CSV, BACKWARD_CSV (default: book/data/*-reference.csv)
 figures: $(addsuffix .pdf,$(FIGURES)) $(addsuffix .png,$(FIGURES))
 
 # Switching a figure's CSV must redraw it even when the other file is older.
-$(foreach f,$(FIGURES),$(shell mkdir -p $(BUILD) && { [ "$$(cat $f.src 2>/dev/null)" = "$(call fig_csv,$f) $(call fig_peers,$f)" ] || echo "$(call fig_csv,$f) $(call fig_peers,$f)" > $f.src; }))
+$(foreach f,$(FIGURES),$(shell mkdir -p $(BUILD) && { [ "$$(cat $f.src 2>/dev/null)" = "$(call fig_csv,$f) $(call fig_peers,$f) $(call fig_select,$f)" ] || echo "$(call fig_csv,$f) $(call fig_peers,$f) $(call fig_select,$f)" > $f.src; }))
 
 # One pair of rules per figure: fig_rule FIGURE
 define fig_rule
 $1.pdf: $(call fig_csv,$1) $(call fig_peers,$1) $1.src scripts/book/plot-bench.sh scripts/book/bench-tables.sh scripts/book/plot-bench.gp
 	@mkdir -p $$(@D)
-	scripts/book/plot-bench.sh --rows $(call fig_rows,$1) $(call fig_csv,$1) $1 $(call fig_peers,$1)
+	scripts/book/plot-bench.sh --rows $(call fig_rows,$1) $(call fig_select,$1) $(call fig_csv,$1) $1 $(call fig_peers,$1)
 # The script draws both; this only catches a PNG deleted on its own.
 $1.png: $1.pdf
-	@test -f $$@ || scripts/book/plot-bench.sh --rows $(call fig_rows,$1) $(call fig_csv,$1) $1 $(call fig_peers,$1)
+	@test -f $$@ || scripts/book/plot-bench.sh --rows $(call fig_rows,$1) $(call fig_select,$1) $(call fig_csv,$1) $1 $(call fig_peers,$1)
 endef
 $(foreach f,$(FIGURES),$(eval $(call fig_rule,$f)))
 

@@ -52,7 +52,7 @@ half-perf: $(HALF_COUNT)
 	  echo "(no hardware counters here: perf reports software events only; instructions from scripts/tools/loop-insns.py)" || true
 
 # The backward's access pattern against the copy, beside the stream rung,
-# one thread (chapter 10's "Speed"): x86-64 with AVX-512 only.
+# one thread (chapter 10, "Where the time goes"): x86-64 with AVX-512 only.
 BWD_PATTERN := $(BUILD)/bwd-pattern
 $(BWD_PATTERN): $(BUILD)/obj/scripts/tools/bwd_pattern_avx512.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)

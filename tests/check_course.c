@@ -139,6 +139,28 @@ START_TEST(figure_tables_keep_their_kind)
 }
 END_TEST
 
+/* A figure can name the rows it draws (--impl, --shape): the chapters' figures
+ * show the rungs their text reads. A pattern keeps every row it matches,
+ * in both files, and one that matches nothing is refused by name: a typo
+ * must not drop a rung from a figure unseen. */
+START_TEST(figure_tables_keep_the_rows_named)
+{
+    NEED_ROOT();
+    char out[8192];
+    int st = run("t=$(mktemp -d) && scripts/book/bench-tables.sh --rows all --impl 'f32_*,half_bf16' "
+                 "--shape 64x64 tests/fixtures/bench/kinds.csv \"$t/o\" tests/fixtures/bench/kinds.csv "
+                 "> /dev/null && cut -d'\"' -f2 \"$t/o.t1.dat\" | tr '\\n' ' '; s=$?; rm -rf \"$t\"; exit $s",
+                 out, sizeof out);
+    ck_assert_msg(st == 0 && strcmp(out, "f32_fwd half_bf16 f32_peer (peer) ") == 0,
+                  "--impl 'f32_*,half_bf16' kept \"%s\" (exit %d), not \"f32_fwd half_bf16 f32_peer (peer) \"",
+                  out, st);
+    st = run("scripts/book/bench-tables.sh --rows f32 --impl f32_fwd,f32_fdw "
+             "tests/fixtures/bench/kinds.csv /dev/null", out, sizeof out);
+    ck_assert_msg(st != 0 && strstr(out, "--impl f32_fdw"), "a pattern that keeps no row must be refused by name: %s",
+                  out);
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("course");
@@ -152,6 +174,7 @@ Suite *nl_suite(void)
     tcase_add_test(tc, course_map_is_current);
     tcase_add_test(tc, handout_holds_no_solution);
     tcase_add_test(tc, figure_tables_keep_their_kind);
+    tcase_add_test(tc, figure_tables_keep_the_rows_named);
     suite_add_tcase(s, tc);
     return s;
 }

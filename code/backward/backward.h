@@ -61,7 +61,7 @@ NL_DECLARE_BWD(rmsnorm_bwd_best);
  * 1/32 of x's bytes per tensor (32 MiB for a LayerNorm of 16384 x 8192,
  * as much as this Zen 4's L3); at 256 rows, 4 MiB.  Alternated runs of
  * 32, 64, 128 and 256 (book/data/zen4-chunk-rows-ab-reference.txt,
- * chapter 10) put 256 highest.  The price: rows <= 256 run on one
+ * chapter 10's lab notebook) put 256 highest.  The price: rows <= 256 run on one
  * thread, and a thread count beyond rows / 256 has nothing to do. */
 enum { NL_BWD_CHUNK_ROWS = 256 };
 

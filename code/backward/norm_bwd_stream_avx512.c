@@ -23,7 +23,7 @@
  *    for all of it in the dx pass left memory idle in the first pass:
  *    on a Zen 4 that schedule was the slowest of the bare patterns of
  *    `make bwd-pattern`, and splitting the asks gained the rung about a
- *    tenth of the copy (chapter 10, "Both passes ask").
+ *    tenth of the copy (chapter 10's lab notebook, "Both passes ask").
  *
  * The skew rung (rows_skewed) goes one step further for one thread: the
  * dx pass of a block and the first pass of the next share one loop over

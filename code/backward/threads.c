@@ -50,7 +50,7 @@ void nl_bwd_add_partials(float *dst, float *parts, size_t nparts, size_t d)
  * 16384 x 8192, which glibc's malloc gives as a fresh mmap every call (at
  * or above its 32 MiB mmap threshold), so every call paid 8192 page
  * faults and the kernel's zeroing of the pages: on one thread about a
- * fifth of the skew rung's time (chapter 10).  At 256 rows they are
+ * fifth of the skew rung's time (chapter 10's lab notebook).  At 256 rows they are
  * 4 MiB, still a fresh mmap at glibc's default threshold of 128 KiB.
  * Grown, never shrunk; one buffer per thread that calls, so concurrent
  * callers do not share it. */

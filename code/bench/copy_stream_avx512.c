@@ -4,9 +4,9 @@
  * The _pf norm kernels stream their output (no read-for-ownership of the
  * destination) and prefetch the next row's input into L2 while they write.
  * A roof without those two tricks is a lower bar than the kernels it
- * measures (chapter 6: a norm once beat it).  So this copy streams whole
- * 64-byte lines and prefetches 16 KiB ahead (the distance chapter 6's
- * sweep chose). */
+ * measures (chapter 6's lab notebook: a norm once beat it).  So this copy streams whole
+ * 64-byte lines and prefetches 16 KiB ahead (the distance a sweep chose,
+ * chapter 6's lab notebook). */
 #include "bench/bench.h"
 
 #include <immintrin.h>

@@ -237,8 +237,9 @@ static void print_goal(const run_rows *all, const goal *g, measured *m)
 int bench_goals(const bench_options *o)
 {
     run_rows all = {0};
-    printf("Issue 24's goals, out of cache (rows the bench labelled \"memory\"), %zu run%s:\n", o->ngoal_files,
-           o->ngoal_files == 1 ? "" : "s");
+    printf("The course's goals (code/cli/bench_goals.def), out of cache (rows the bench "
+           "labelled \"memory\"), %zu run%s:\n",
+           o->ngoal_files, o->ngoal_files == 1 ? "" : "s");
     for (size_t k = 0; k < o->ngoal_files; k++)
         if (!read_run(o->goal_files[k], k + 1, &all)) {
             free(all.row);

@@ -18,7 +18,7 @@
  * next row (into L2, one line per store): see rmsnorm_avx512.c for why.
  * There the prefetch belongs in the output pass, not the first statistics
  * sweep, where its requests would compete with the misses of the row
- * being summed (chapter 6 has the measurement).  The shift rung, whose
+ * being summed (chapter 6's lab notebook has the measurement).  The shift rung, whose
  * one pass of statistics reads a row that is already in L2, asks for the
  * next row in that pass instead, so that memory has reads to serve while
  * the core sums from cache and writes while it streams y out: on the
@@ -245,7 +245,7 @@ layernorm_rows(const float *x, const float *gamma, const float *beta, float eps,
  * beta), RMSNorm's two.  Taking a block's sums in a loop of their own left
  * memory idle while they ran from L2; in the output loop, the next
  * block's lines are asked of memory while y's lines go out, as in a copy
- * (chapter 6 has both measured).  Each row's arithmetic is the shift rung's, piece for
+ * (chapter 6's lab notebook has both measured).  Each row's arithmetic is the shift rung's, piece for
  * piece (shift_begin, shift_step32, shift_end, row_stats, out16), so y
  * has its bits.  Needs d % 16 == 0 and y 64-byte aligned; the caller
  * checks. */

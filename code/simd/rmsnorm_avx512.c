@@ -143,7 +143,8 @@ int nl_rmsnorm_avx512_pf(const float *x, const float *gamma, const float *beta,
  * one loop over the columns (gamma loaded once per four rows) while the
  * same loop sums the squares of the next four, so that the next rows'
  * loads go to memory while this block's stores leave, as in a copy.  One
- * row at a time, the same skew was slower than the _pf rung (chapter 6).
+ * row at a time, the same skew was slower than the _pf rung (chapter 6's
+ * lab notebook).
  * Each row's arithmetic is rmsnorm_avx512's, piece for piece (sumsq_*,
  * row_inv, x * inv * gamma), so y has its bits.  Needs d % 16 == 0 and y
  * 64-byte aligned; the caller checks. */

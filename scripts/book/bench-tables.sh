@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench-tables.sh [--rows KIND] CSV OUT [PEERS.csv] — the tables the
+# bench-tables.sh [--rows KIND] [--impl NAMES] [--shape SHAPES] CSV OUT [PEERS.csv] — the tables the
 # benchmark figure is drawn from (scripts/book/plot-bench.sh): OUT.t1.dat
 # for one thread, OUT.tn.dat for the most threads in the files, one line
 # per implementation, and on stdout one line for the drawing:
@@ -13,13 +13,23 @@
 # A row's kind is read from its dtype and the bytes moved per element: a
 # forward pass reads x and writes y (2 elements), a backward reads x and
 # dy and writes dx (3).
+# --impl keeps, of those, the rows whose implementation matches one of
+# NAMES (comma-separated shell patterns with *, so that `ort-*/*` names
+# every ONNX Runtime peer of any version), --shape the shapes listed (RxD,
+# comma-separated); a pattern that matches no row of either file is
+# refused by name, as a typo would otherwise drop a row unseen.
 set -eu
-usage="usage: $0 [--rows f32|half|backward|all] BENCH.csv OUTPUT-PREFIX [PEERS.csv]"
-rows=all
-if [ "${1:-}" = --rows ]; then
-    [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
-    rows=$2; shift 2
-fi
+usage="usage: $0 [--rows f32|half|backward|all] [--impl NAMES] [--shape SHAPES] BENCH.csv OUTPUT-PREFIX [PEERS.csv]"
+rows=all impls= shapes=
+while [ $# -gt 0 ]; do
+    case $1 in
+        --rows | --impl | --shape)
+            [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+            case $1 in --rows) rows=$2 ;; --impl) impls=$2 ;; *) shapes=$2 ;; esac
+            shift 2 ;;
+        *) break ;;
+    esac
+done
 case $rows in
     f32 | half | backward | all) ;;
     *) echo "bench-tables: --rows $rows: not a kind of row (f32, half, backward or all)" >&2; exit 2 ;;
@@ -33,7 +43,16 @@ csv=$1 out=$2 peers=${3:-}
 # implementation down, shapes across, three numbers per shape (median
 # fraction of copy, p10, p90) for gnuplot's error-bar histogram.  The
 # implementations keep the CSV's (ladder) order; "-" marks no measurement.
-awk -F, -v out="$out" -v rows="$rows" '
+awk -F, -v out="$out" -v rows="$rows" -v want_impls="$impls" -v want_shapes="$shapes" '
+    # A shell pattern (* for any run of characters) as an anchored regex.
+    function glob(p) { gsub(/[.+?^$(){}|\[\]\\]/, "\\\\&", p); gsub(/\*/, ".*", p); return "^" p "$" }
+    BEGIN { nip = split(want_impls, ip, ","); for (i = 1; i <= nip; i++) ire[i] = glob(ip[i])
+            nsp = split(want_shapes, sp, ","); for (i = 1; i <= nsp; i++) swant[sp[i]] = 1 }
+    function named(impl,   i, ok) {
+        if (!nip) return 1
+        for (i = 1; i <= nip; i++) if (impl ~ ire[i]) { hit[i] = 1; ok = 1 }
+        return ok
+    }
     FNR == 1 { hdr = 0; file++ }
     /^#/ || NF < 5 { next }
     !hdr { delete col; for (i = 1; i <= NF; i++) col[$i] = i; hdr = 1
@@ -42,6 +61,8 @@ awk -F, -v out="$out" -v rows="$rows" '
     $col["status"] != "ok" { next }
     file > 1 && $col["peer"] != 1 { next }
     rows != "all" && kind() != rows { next }
+    nsp && !(($col["rows"] "x" $col["d"]) in swant) { next }
+    !named($col["impl"]) { next }
     {
         # a peer times each dtype under one name: say which
         dt = ("dtype" in col) ? $col["dtype"] : "f32"
@@ -79,6 +100,8 @@ awk -F, -v out="$out" -v rows="$rows" '
         close(file)
     }
     END {
+        for (i = 1; i <= nip; i++)
+            if (!(i in hit)) { print "bench-tables: --impl " ip[i] ": no row of that name" (rows != "all" ? " and kind " rows : "") " in the CSV" > "/dev/stderr"; exit 1 }
         if (!hdr || ni == 0) {
             print "bench-tables: no successful measurement" (rows != "all" ? " of kind " rows : "") " in the CSV" > "/dev/stderr"
             exit 1

@@ -1,6 +1,6 @@
 /* bwd_pattern_avx512.c — `make bwd-pattern`: how close to the copy the
  * backward's access pattern itself can get on one thread, beside the
- * stream rung, all timed in one run (chapter 10, "Speed").
+ * stream rung, all timed in one run (chapter 10, "Where the time goes").
  *
  *   copy      read x, stream x to dx: the roof, 8 bytes per element
  *   pattern   read x and dy, stream x + dy to dx: the backward's 12 bytes,
@@ -9,8 +9,9 @@
  *             re-read (from L2) and streamed out: the rung's shape
  *   twopass4, next ...  the same with the next four rows asked for into
  *             L2: in the dx pass (the stream rung's schedule until
- *             chapter 10's "Both passes ask"), in the first pass, or
- *             x in the first and dy in the dx pass (the rung's now)
+ *             "Both passes ask" in chapter 10's lab notebook), in the
+ *             first pass, or x in the first and dy in the dx pass (the
+ *             rung's now)
  *   the stream and skew rungs on the same arrays
  *
  * Each sample times the copy and then every kernel; a kernel's fraction
