@@ -76,26 +76,31 @@ BACKWARD_CSV ?= book/data/backward-reference.csv
 PEERS_REF ?= book/data/peers-f32-reference.csv
 PEERS_HALF_REF ?= book/data/peers-reference.csv
 PEERS_BWD_REF ?= book/data/peers-fwd-bwd-reference.csv
+# fig-half draws the kernels a reader calls (`_best`, `_omp`) of each cast
+# order and dtype, in this order, against the peers on the same dtypes.
+HALF_FIG_IMPLS ?= rmsnorm_llama_bf16_best,rmsnorm_gemma_bf16_best,layernorm_torch_bf16_best,rmsnorm_llama_f16_best,layernorm_torch_f16_best,rmsnorm_llama_bf16_omp,rmsnorm_gemma_bf16_omp,layernorm_torch_bf16_omp,rmsnorm_llama_f16_omp,layernorm_torch_f16_omp
 BENCH_FIG := $(BUILD)/fig-bench
 FIGURES := $(BENCH_FIG) $(BUILD)/fig-half $(BUILD)/fig-backward
 fig_rows = $(if $(filter %-half,$1),half,$(if $(filter %-backward,$1),backward,f32))
+fig_impls = $(if $(filter %-half,$1),--impl $(HALF_FIG_IMPLS))
 fig_csv = $(if $(filter %-half,$1),$(HALF_CSV),$(if $(filter %-backward,$1),$(BACKWARD_CSV),$(BENCH_CSV)))
 fig_peers = $(if $(filter %-half,$1),$(PEERS_HALF_REF),$(if $(filter %-backward,$1),$(PEERS_BWD_REF),$(PEERS_REF)))
 
 ## figures — build/fig-{bench,half,backward}.{pdf,png}: fraction of copy bandwidth per implementation and shape, ours and the peers' (chapters 6, 8, 10), from BENCH_CSV, HALF_CSV, BACKWARD_CSV (default: book/data/*-reference.csv)
 figures: $(addsuffix .pdf,$(FIGURES)) $(addsuffix .png,$(FIGURES))
 
-# Switching a figure's CSV must redraw it even when the other file is older.
-$(foreach f,$(FIGURES),$(shell mkdir -p $(BUILD) && { [ "$$(cat $f.src 2>/dev/null)" = "$(call fig_csv,$f) $(call fig_peers,$f)" ] || echo "$(call fig_csv,$f) $(call fig_peers,$f)" > $f.src; }))
+# Switching a figure's CSV (or its list of kernels) must redraw it even
+# when the other file is older.
+$(foreach f,$(FIGURES),$(shell mkdir -p $(BUILD) && { [ "$$(cat $f.src 2>/dev/null)" = "$(call fig_csv,$f) $(call fig_peers,$f) $(call fig_impls,$f)" ] || echo "$(call fig_csv,$f) $(call fig_peers,$f) $(call fig_impls,$f)" > $f.src; }))
 
 # One pair of rules per figure: fig_rule FIGURE
 define fig_rule
 $1.pdf: $(call fig_csv,$1) $(call fig_peers,$1) $1.src scripts/book/plot-bench.sh scripts/book/bench-tables.sh scripts/book/plot-bench.gp
 	@mkdir -p $$(@D)
-	scripts/book/plot-bench.sh --rows $(call fig_rows,$1) $(call fig_csv,$1) $1 $(call fig_peers,$1)
+	scripts/book/plot-bench.sh --rows $(call fig_rows,$1) $(call fig_impls,$1) $(call fig_csv,$1) $1 $(call fig_peers,$1)
 # The script draws both; this only catches a PNG deleted on its own.
 $1.png: $1.pdf
-	@test -f $$@ || scripts/book/plot-bench.sh --rows $(call fig_rows,$1) $(call fig_csv,$1) $1 $(call fig_peers,$1)
+	@test -f $$@ || scripts/book/plot-bench.sh --rows $(call fig_rows,$1) $(call fig_impls,$1) $(call fig_csv,$1) $1 $(call fig_peers,$1)
 endef
 $(foreach f,$(FIGURES),$(eval $(call fig_rule,$f)))
 
