@@ -76,6 +76,9 @@ BACKWARD_CSV ?= book/data/backward-reference.csv
 PEERS_REF ?= book/data/peers-f32-reference.csv
 PEERS_HALF_REF ?= book/data/peers-reference.csv
 PEERS_BWD_REF ?= book/data/peers-fwd-bwd-reference.csv
+# fig-half draws the kernels a reader calls (`_best`, `_omp`) of each cast
+# order and dtype, in this order, against the peers on the same dtypes.
+HALF_FIG_IMPLS ?= rmsnorm_llama_bf16_best,rmsnorm_gemma_bf16_best,layernorm_torch_bf16_best,rmsnorm_llama_f16_best,layernorm_torch_f16_best,rmsnorm_llama_bf16_omp,rmsnorm_gemma_bf16_omp,layernorm_torch_bf16_omp,rmsnorm_llama_f16_omp,layernorm_torch_f16_omp,ort-*/*,torch-*/*,jax-*/*
 BENCH_FIG := $(BUILD)/fig-bench
 FIGURES := $(BENCH_FIG) $(BUILD)/fig-half $(BUILD)/fig-backward
 # The rows a figure draws (plot-bench.sh --impl, --shape; empty: all of
@@ -89,7 +92,7 @@ FIG_BACKWARD_IMPLS ?= *_bwd_fused,*_bwd_avx512,*_bwd_avx512_stream,*_bwd_avx512_
 fig_rows = $(if $(filter %-half,$1),half,$(if $(filter %-backward,$1),backward,f32))
 fig_csv = $(if $(filter %-half,$1),$(HALF_CSV),$(if $(filter %-backward,$1),$(BACKWARD_CSV),$(BENCH_CSV)))
 fig_peers = $(if $(filter %-half,$1),$(PEERS_HALF_REF),$(if $(filter %-backward,$1),$(PEERS_BWD_REF),$(PEERS_REF)))
-fig_select = $(if $(filter %-bench,$1),$(if $(FIG_BENCH_IMPLS),--impl '$(FIG_BENCH_IMPLS)') $(if $(FIG_BENCH_SHAPES),--shape '$(FIG_BENCH_SHAPES)'),$(if $(filter %-backward,$1),$(if $(FIG_BACKWARD_IMPLS),--impl '$(FIG_BACKWARD_IMPLS)')))
+fig_select = $(if $(filter %-bench,$1),$(if $(FIG_BENCH_IMPLS),--impl '$(FIG_BENCH_IMPLS)') $(if $(FIG_BENCH_SHAPES),--shape '$(FIG_BENCH_SHAPES)'),$(if $(filter %-backward,$1),$(if $(FIG_BACKWARD_IMPLS),--impl '$(FIG_BACKWARD_IMPLS)'),$(if $(filter %-half,$1),$(if $(HALF_FIG_IMPLS),--impl '$(HALF_FIG_IMPLS)'))))
 
 ## figures — build/fig-{bench,half,backward}.{pdf,png}: fraction of copy bandwidth per implementation and shape, ours and the peers' (chapters 6, 8, 10), from BENCH_CSV, HALF_CSV, BACKWARD_CSV (default: book/data/*-reference.csv)
 figures: $(addsuffix .pdf,$(FIGURES)) $(addsuffix .png,$(FIGURES))

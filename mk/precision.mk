@@ -13,11 +13,12 @@ $(PRECISION_FIG).png: $(NORMLAB) scripts/book/plot-precision.sh
 	$(NORMLAB) precision --histogram $(PRECISION_FIG).dat --force > /dev/null
 	scripts/book/plot-precision.sh $(PRECISION_FIG).dat $(PRECISION_FIG)
 
-# Instruction and cycle counts of the 16-bit kernels (chapter 8's speed
-# section): perf stat over REPS calls on a problem that stays in L2, less
-# a run of no calls, per 16 elements. perf's counters move little with the
-# load of a shared machine; in a VM without a PMU ("software events only")
-# only task-clock, the CPU time of the process, is left: then ns per 16.
+# Instruction and cycle counts of the 16-bit kernels (chapter 8's lab
+# notebook, "Where the cycles go"): perf stat over REPS calls on a problem
+# that stays in L2, less a run of no calls, per 16 elements. perf's
+# counters move little with the load of a shared machine; on a kernel
+# without a PMU driver ("software events only") only task-clock, the CPU
+# time of the process, is left: then ns per 16.
 HALF_COUNT := $(BUILD)/half-count
 HALF_PERF_IMPLS ?= rmsnorm_llama_bf16_avx512 rmsnorm_llama_bf16_avx512_f32stats \
                    rmsnorm_llama_f16_avx512 rmsnorm_llama_f16_avx512_f32stats \
@@ -64,7 +65,8 @@ bwd-pattern: $(BWD_PATTERN)
 
 # The 16-bit forward's bare access patterns and its fast rungs against the
 # copy, with y moved along its page, in place and on huge pages, and each
-# rung's arithmetic in L2 (chapter 8, "The limit"): x86-64 with AVX-512.
+# rung's arithmetic in L2 (chapter 8's lab notebook, "The limit"): x86-64
+# with AVX-512.
 HALF_PATTERN := $(BUILD)/half-pattern
 $(HALF_PATTERN): $(BUILD)/obj/scripts/tools/half_pattern_avx512.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)

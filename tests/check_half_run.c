@@ -355,6 +355,13 @@ START_TEST(impls_and_precision_list_the_16_bit_kernels)
     nl_run_normlab(&r, prec, NULL);
     ck_assert_msg(r.code == 0 && strstr(r.out, "gemma") && strstr(r.out, "fp16 statistics"),
                   "normlab precision --rows 8 --d 256 exited %d:\n%s%s", r.code, r.out, r.err);
+    /* Chapter 8's claim, from the scan of every fp16 value from 1 up: the
+     * 4096-term fp16 sum of squares overflows from the first value above 4
+     * and for every one of the 14334 values above that. */
+    ck_assert_msg(strstr(r.out, "first reaches Inf at x = 4.00390625:") &&
+                      strstr(r.out, "of the 14334 fp16 values above it, up to 65504, 0 keep the sum finite"),
+                  "normlab precision: the fp16 sum of squares of 4096 equal values should first "
+                  "overflow at 4.00390625 and for every fp16 value above it; it printed:\n%s", r.out);
     const char *bad[] = {"precision", "--d", "0", NULL};
     nl_run_normlab(&r, bad, NULL);
     ck_assert_msg(r.code == 2 && strstr(r.err, "--d"), "normlab precision --d 0: expected exit 2 "

@@ -105,9 +105,10 @@ START_TEST(museum_final_norm_offset_forgotten)
 }
 END_TEST
 
-/* Gemma LoRA merging (unslothai/unsloth#219): the loader added 1 to every
- * norm weight it patched, and a merged model was saved with that 1 and
- * loaded again, getting another. Property: saving and loading a model
+/* Gemma LoRA merging (unslothai/unsloth#219): a merged model was "literally
+ * unusable", and the reporter suspected the loader's post-patch adding 1
+ * to the norm weights again with each merge, so a model saved with that 1
+ * and loaded again got another. Property: saving and loading a model
  * leaves its norm's output unchanged (round-trip invariance). */
 static float load_offset_bug(float stored) { return stored + 1.0f; } /* patched in place */
 static float save_offset_bug(float live) { return live; }            /* saved as patched */
@@ -190,8 +191,9 @@ START_TEST(museum_qk_norm_after_rope)
 END_TEST
 
 /* ---------------------------------------------------------------- 4
- * T5 in fp16 (huggingface/transformers#9295, fixed by PR #9487): a
- * residual sum overflows fp16 to Inf, the next T5LayerNorm takes
+ * T5 in fp16 (huggingface/transformers#5651 and #9295, fixed by PR #9487):
+ * a feed-forward output or a residual sum overflows fp16 to Inf (only
+ * t5-small ran in fp16, #9295 found), the next T5LayerNorm takes
  * rsqrt(Inf) = 0, and Inf * 0 = NaN. The fix clamps the hidden states to
  * finfo(fp16).max - 1000 when an Inf appears. Property (chapter 8): a
  * norm's output is finite whenever its input is. */
@@ -323,7 +325,7 @@ END_TEST
 /* ---------------------------------------------------------------- 7
  * eps outside the root (allenai/OLMo#281): x / (rms + eps) where Llama
  * writes x * rsqrt(mean(x^2) + eps). Property (chapter 2): eps is part of
- * the definition; on rows of unit scale the two agree to 1e-5, on rows
+ * the definition; on rows of unit scale the two agree to 1e-4, on rows
  * whose rms is near sqrt(eps) they do not. */
 static void rmsnorm_eps_outside(const float *x, double eps, size_t d, float *y)
 {

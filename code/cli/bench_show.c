@@ -18,14 +18,17 @@ static int wanted(const bench_options *o, const nl_bench_row *r)
     return shape && threads && bench_listed(o->impls, r->impl);
 }
 
-/* Where the numbers came from travels with them: the provenance lines,
- * cut to a page's 80 columns (the CSV keeps the whole line). */
+/* Where the numbers came from travels with them: the machine, compiler,
+ * date and peers, cut to a page's 80 columns (the CSV keeps the whole
+ * line). The build's commit and the load average stay in the CSV, for
+ * whoever reruns it: the book prints these tables, and a reader of the
+ * book has no use for our commits. */
 static void print_provenance(const char *line, void *unused)
 {
     (void)unused;
-    static const char *const keep[] = {"# cpu:", "# compiler:", "# date:", "# commit:",
+    static const char *const keep[] = {"# cpu:", "# compiler:", "# date:",
                                        "# peer:", "# opencl device:", "# opencl settings:", "# caches:", "# rungs:",
-                                       "# peers:", "# load:", "# normlab bench"};
+                                       "# peers:", "# normlab bench"};
     for (size_t k = 0; k < sizeof keep / sizeof *keep; k++)
         if (!strncmp(line, keep[k], strlen(keep[k]))) {
             int n = (int)strcspn(line + 2, "\n");

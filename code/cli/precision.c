@@ -149,18 +149,27 @@ static void fp16_overflow(void)
         printf("%-8g %-14g %-14g %g\n", (double)xs[k], (double)s16,
                (double)xs[k] * (double)xs[k] * 4096.0, (double)r16);
     }
-    /* The smallest positive fp16 x whose 4096 squares sum to Inf: every
-     * fp16 value from 1 up, in order of its bits (the order of value). */
+    /* Every positive fp16 value from 1 to the largest finite one, in order
+     * of its bits (the order of value): the first whose 4096 squares sum
+     * to Inf, and how many of the values above it keep the sum finite. */
     uint16_t first_inf = 0;
-    for (uint16_t h = nl_fp16_from_float(1.0f); h < 0x7c00 && !first_inf; h++) {
+    size_t above = 0, finite_above = 0;
+    for (uint16_t h = nl_fp16_from_float(1.0f); h < 0x7c00; h++) {
         for (size_t i = 0; i < 4096; i++)
             row[i] = h;
-        if (isinf(nl_fp16_sumsq_no_upcast(row, 4096)))
+        int inf = isinf(nl_fp16_sumsq_no_upcast(row, 4096));
+        if (first_inf) {
+            above++;
+            finite_above += !inf;
+        } else if (inf) {
             first_inf = h;
+        }
     }
     printf("the sum of squares first reaches Inf at x = %.9g: at 4 it stops at 32768, where "
            "fp16's spacing is 32 and adding 16 is a tie, kept even\n",
            (double)nl_fp16_to_float(first_inf));
+    printf("of the %zu fp16 values above it, up to %g, %zu keep the sum finite\n", above,
+           (double)nl_fp16_to_float(0x7bff), finite_above);
     /* Round to nearest: x^2 goes to Inf from halfway between 65504 and
      * the next step, 65536, i.e. from 65520. */
     printf("fp16: largest finite %g; a square rounds to Inf from x^2 >= 65520, |x| >= %.6g, "

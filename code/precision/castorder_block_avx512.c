@@ -1,4 +1,4 @@
-/* castorder_block_avx512.c — the fourth rung of chapter 8's ladder: the
+/* castorder_block_avx512.c — the block rung of chapter 8's ladder: the
  * f32 block rung's trick (code/simd/rmsnorm_avx512.c, layernorm_avx512.c,
  * `*_avx512_block`) on 16-bit rows.
  *

@@ -49,12 +49,12 @@ static inline __attribute__((always_inline)) __m256i narrow_full(nl_dtype dt, in
  * already in L1, and the first pass of the next would otherwise wait for
  * memory with nothing to do. Asking for the next row itself into L1 (the
  * previous form of this rung) leaves too few lines in flight: measured by
- * `make half-pattern` (chapter 8, "The limit"), the bare pattern reaches
- * the copy only with its reads asked for 4-16 KiB ahead, and Gemma's bf16
- * rung went from 0.64 to 0.67-0.72 of the copy over three runs. One
- * prefetch per 64-byte line, every other 16-element step; past the end of
- * x it does nothing, as a prefetch never faults (the address is formed as
- * an integer). */
+ * `make half-pattern` (chapter 8's lab notebook, "The limit"), the bare
+ * pattern reaches the copy only with its reads asked for 4-16 KiB ahead,
+ * and Gemma's bf16 rung went from 0.64 to 0.67-0.72 of the copy over
+ * three runs. One prefetch per 64-byte line, every other 16-element step;
+ * past the end of x it does nothing, as a prefetch never faults (the
+ * address is formed as an integer). */
 enum { PF_AHEAD = 16384 };
 static inline __attribute__((always_inline)) void prefetch_next(const uint16_t *next, size_t i)
 {

@@ -1,7 +1,7 @@
 /* castorder_pipe_avx512.c — the rung after castorder_f32stats_avx512.c:
  * the same statistics, summed in the same order (so the same bits), and
  * the same rounding points, with the two costs that rung left
- * (chapter 8, "The third rung"):
+ * (chapter 8; its lab notebook, "The one-pass rung"):
  *
  *   - one pass over memory. The output pass of row r and the statistics
  *     pass of row r + 1 are one loop over the columns: row r is in L1
@@ -233,8 +233,8 @@ HALF_RUNG(PIPE_ROWS, pipe, 1)
 
 /* How far past the next row's line the output pass asks, and into which
  * cache (1: L2, 0: L1); knobs for trying others (-DNL_SPLIT_AHEAD=...).
- * On the Zen 4, by `make half-pattern` (three runs each, alternated in
- * one session), 0, 4 and 16 KiB into L2 gave 0.87-0.98, 0.83-0.92 and
+ * On the Zen 4, by `make half-pattern` (three runs each, the builds
+ * alternated), 0, 4 and 16 KiB into L2 gave 0.87-0.98, 0.83-0.92 and
  * 0.82-0.88 of the copy for Llama, 0.88-1.06, 0.93-1.06 and 0.91-0.98 for
  * Gemma, 0.85-0.89, 0.86-0.99 and 0.81-0.82 for LayerNorm: close, with 0
  * ahead of 16 KiB in every order by the mean of its three runs, so the

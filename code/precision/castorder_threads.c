@@ -26,8 +26,8 @@ static const paths by_cast[NL_CAST_COUNT] = {
 };
 
 #if defined(__x86_64__)
-/* The fastest AVX-512 rung of each order and dtype (chapter 8, "The
- * fourth rung"): the block rung, out of cache and in it (make half-pattern
+/* The fastest AVX-512 rung of each order and dtype (chapter 8, "Four
+ * rows a loop"; its lab notebook, "The four-row rung"): the block rung, out of cache and in it (make half-pattern
  * and normlab bench, 16384x8192, 4096x4096 and 256x1024), but for Llama's
  * fp16, where it ties with f32stats out of cache (0.69-0.73 of copy for
  * both) and f32stats is the simpler. Where the block rungs were measured

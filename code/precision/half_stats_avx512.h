@@ -237,7 +237,7 @@ static inline void widen_weights(nl_dtype dt, nl_cast cast, const uint16_t *gamm
  * (32 KiB, LayerNorm's two 64 KiB) do not fit the 48 KiB L1 together, and
  * out of cache the weights' lines then compete with the stream from
  * memory; 16-bit weights take half the room for a widening per 16
- * (chapter 8, "The limit"). */
+ * (chapter 8's lab notebook, "The limit"). */
 static inline __attribute__((always_inline)) __m512 weight16(nl_dtype dt, int w16, const void *w,
                                                              size_t i, __mmask16 k)
 {

@@ -1,5 +1,6 @@
 /* half_pattern_avx512.c — `make half-pattern`: where the 16-bit forward
- * kernels' time goes out of cache, one thread (chapter 8, "The limit").
+ * kernels' time goes out of cache, one thread (chapter 8's lab notebook,
+ * "The limit").
  * Every line is timed once in every sample, and its fraction of the copy
  * is taken against the copy of the same sample, so that a busy neighbour
  * moves both:

@@ -3,7 +3,8 @@
 object file, from objdump: each loop's address range, its instruction count,
 and how many of them are vector (zmm/ymm) arithmetic, shuffles, loads and
 stores. Chapters 8 and 10 count instructions per 16 elements from it where
-the machine has no hardware counters for perf (a VM without a PMU)."""
+the machine has no hardware counters for perf (a kernel without a PMU
+driver)."""
 import re
 import subprocess
 import sys

@@ -7,7 +7,7 @@
 # function that only prefetches has no side effects to GCC's analysis, so
 # GCC 12 at -O2 dropped every call to one (castorder_pipe_avx512.c's
 # former prefetch4), and the bf16 rows of the pipe and split rungs ran
-# without their prefetch for two sessions of measurements that varied it
+# without their prefetch through every measurement that varied it
 # (chapter 8, "The prefetch that was not there"). No test of results can
 # see that: a prefetch changes no bits. Every function in these objects
 # whose loop streams its stores (vmovnt*) is an output pass that should
