@@ -78,7 +78,7 @@ PEERS_HALF_REF ?= book/data/peers-reference.csv
 PEERS_BWD_REF ?= book/data/peers-fwd-bwd-reference.csv
 # fig-half draws the kernels a reader calls (`_best`, `_omp`) of each cast
 # order and dtype, in this order, against the peers on the same dtypes.
-HALF_FIG_IMPLS ?= rmsnorm_llama_bf16_best,rmsnorm_gemma_bf16_best,layernorm_torch_bf16_best,rmsnorm_llama_f16_best,layernorm_torch_f16_best,rmsnorm_llama_bf16_omp,rmsnorm_gemma_bf16_omp,layernorm_torch_bf16_omp,rmsnorm_llama_f16_omp,layernorm_torch_f16_omp,ort-*/*,torch-*/*,jax-*/*
+HALF_FIG_IMPLS ?= rmsnorm_llama_bf16_best,rmsnorm_gemma_bf16_best,layernorm_torch_bf16_best,rmsnorm_llama_f16_best,layernorm_torch_f16_best,rmsnorm_llama_bf16_omp,rmsnorm_gemma_bf16_omp,layernorm_torch_bf16_omp,rmsnorm_llama_f16_omp,layernorm_torch_f16_omp,torch-*/*,jax-*/*
 BENCH_FIG := $(BUILD)/fig-bench
 FIGURES := $(BENCH_FIG) $(BUILD)/fig-half $(BUILD)/fig-backward
 # The rows a figure draws (plot-bench.sh --impl, --shape; empty: all of
