@@ -32,3 +32,10 @@ html:
 	@$(MAKE) --no-print-directory html-only
 html-only: $(BOOK_NUMBERS) $(NORMLAB) $(BOOK_PREREQS)
 	@$(BOOK_ENV) scripts/book/book.sh html $(BOOK_HTML) $(BOOK_FLAGS)
+
+# The book's style alone, as the prose suite checks it in `make test`:
+# every problem of chapters/, appendices/ and notebook/, one line each.
+.PHONY: prose
+## prose — check the book against book/STYLE.md (patterns and budgets: book/prose-rules.txt); prints FILE:LINE: RULE: what is wrong
+prose: $(BUILD)/tests/check_prose $(NORMLAB)
+	@CK_RUN_CASE=book NL_SUITE_NAME=prose $(BUILD)/tests/check_prose
