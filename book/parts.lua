@@ -76,6 +76,11 @@ function Pandoc(doc)
       table.insert(out, block)
     elseif block.t == "Header" and (kind == "preface" or kind == "notebook") then
       table.insert(out, unnumbered(block))
+      -- \chapter* leaves the running head as it was (the contents' name)
+      if is_latex and block.level == 1 then
+        local title = pandoc.write(pandoc.Pandoc({pandoc.Plain(block.content)}), "latex")
+        table.insert(out, pandoc.RawBlock("latex", "\\markboth{" .. title .. "}{" .. title .. "}"))
+      end
     elseif block.t == "Header" and kind == "appendix" and not is_latex then
       if block.level == 1 then
         for i, el in ipairs({pandoc.Str("Appendix"), pandoc.Space(), pandoc.Str(letter .. ":"), pandoc.Space()}) do
