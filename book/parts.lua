@@ -64,7 +64,7 @@ function Pandoc(doc)
         local title = "Lab notebook (optional)"
         if is_latex then
           table.insert(out, pandoc.RawBlock("latex",
-            "\\part*{" .. title .. "}\\addcontentsline{toc}{part}{" .. title .. "}"))
+            "\\cleardoublepage\\phantomsection\\addcontentsline{toc}{part}{" .. title .. "}\\part*{" .. title .. "}"))
         else
           table.insert(out, pandoc.Header(1, {pandoc.Str(title)}, pandoc.Attr("lab-notebook", {"unnumbered", "part"})))
         end
