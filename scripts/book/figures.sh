@@ -68,9 +68,10 @@ check)
 missing)
     [ $# -eq 1 ] || { echo "usage: figures.sh missing BUILD/fig-NAME.EXT" >&2; exit 2; }
     [ -f "$1" ] && exit 0
-    name=$(basename "$1")
+    # the PDF's rule waits for its PNG: a document may show either
+    stem=$(basename "$1"); stem=${stem%.*}
     # shellcheck disable=SC2046
-    refs $(docs) | awk -v n="$name" -v f="$1" '{ t = $3; sub(/.*\//, "", t) }
+    refs $(docs) | awk -v n="$stem" -v f="$1" '{ t = $3; sub(/.*\//, "", t); sub(/\.[^.]*$/, "", t) }
         t == n { printf "%s:%s: figure %s: no make rule draws %s (a figure drawn at build time has its rule in mk/*.mk)\n", $1, $2, $3, f; found = 1 }
         END { if (!found) printf "%s: no make rule draws it\n", f }' >&2
     exit 1
