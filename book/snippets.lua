@@ -232,8 +232,7 @@ function Pandoc(doc)
     if src then
       source = src
     elseif key then
-      in_answer_key = true
-      if is_latex then table.insert(out, pandoc.RawBlock("latex", "\\appendix")) end
+      in_answer_key = true   -- book/parts.lua, run before, starts the appendices there
     else
       if block.t == "Header" and in_answer_key and source:match("^solutions/") then
         block.level = block.level + 1

@@ -6,11 +6,24 @@ BOOK_HTML := $(BUILD)/book$(if $(filter 1,$(SOLUTIONS)),-solutions).html
 BOOK_FLAGS := $(if $(filter 1,$(SOLUTIONS)),--solutions)
 BOOK_NUMBERS := $(BUILD)/book-numbers
 BOOK_ENV = BOOK_NUMBERS='$(BOOK_NUMBERS)' NORMLAB=$(NORMLAB) BUILD=$(BUILD)
-# Figures a chapter shows (`![...](fig-bench.pdf)`, looked up in $(BUILD)/)
-# are made first: another fragment adds its target here, and the benchmark
-# figure is added whenever mk/bench.mk (make figures) is present.
-BOOK_PREREQS += $(if $(wildcard mk/bench.mk),figures)
 BOOK_DEPS := base book
+
+# Every figure drawn at build time that a document shows
+# (`![...](fig-NAME.pdf)`, looked up in $(BUILD)/) is made before pandoc
+# runs, by the rule that draws it (mk/bench.mk, mk/block.mk, ...): the
+# PDF needs the file named, the HTML page and the web edition its PNG. A figure no rule
+# draws stops the build, naming the document and line that show it (the
+# two pattern rules below are the last resort make finds). Another
+# fragment may still add a target of its own to BOOK_PREREQS.
+ifneq ($(filter book-only html-only web-only,$(MAKECMDGOALS)),)
+BOOK_FIGURES := $(shell scripts/book/figures.sh names)
+endif
+book-only: $(addprefix $(BUILD)/,$(BOOK_FIGURES))
+html-only web-only: $(addprefix $(BUILD)/,$(addsuffix .png,$(basename $(BOOK_FIGURES))))
+$(BUILD)/fig-%.pdf: $(BUILD)/fig-%.png
+	@BUILD=$(BUILD) scripts/book/figures.sh missing $@
+$(BUILD)/fig-%.png:
+	@BUILD=$(BUILD) scripts/book/figures.sh missing $@
 
 .PHONY: book html book-only html-only
 
@@ -32,3 +45,10 @@ html:
 	@$(MAKE) --no-print-directory html-only
 html-only: $(BOOK_NUMBERS) $(NORMLAB) $(BOOK_PREREQS)
 	@$(BOOK_ENV) scripts/book/book.sh html $(BOOK_HTML) $(BOOK_FLAGS)
+
+# The book's style alone, as the prose suite checks it in `make test`:
+# every problem of chapters/, appendices/ and notebook/, one line each.
+.PHONY: prose
+## prose — check the book against book/STYLE.md (patterns and budgets: book/prose-rules.txt); prints FILE:LINE: RULE: what is wrong
+prose: $(BUILD)/tests/check_prose $(NORMLAB)
+	@CK_RUN_CASE=book NL_SUITE_NAME=prose $(BUILD)/tests/check_prose

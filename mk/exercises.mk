@@ -12,11 +12,11 @@ exercises-check:
 
 ## snippets-check — every snippet a chapter or solution names exists in the source
 snippets-check:
-	@scripts/book/snippets.sh check $(wildcard chapters/*.md solutions/*.md)
+	@scripts/book/snippets.sh check $(wildcard chapters/*.md appendices/*.md notebook/*.md solutions/*.md)
 
 ## snippets-unused — list the snippets in the source that no chapter or solution uses
 snippets-unused:
-	@scripts/book/snippets.sh unused $(wildcard chapters/*.md solutions/*.md)
+	@scripts/book/snippets.sh unused $(wildcard chapters/*.md appendices/*.md notebook/*.md solutions/*.md)
 
 ## course-check — CI: snippets, exercises, course map, grader self-tests, starters vs solutions
 course-check: snippets-check exercises-check coursemap-check grade-ci

@@ -1,8 +1,11 @@
 /* check_course.c — the course's derived files agree with the code:
- * every snippet a chapter or solution names exists (and removing one is
- * caught by name), the exercise starters are what the marked regions
- * generate, the README's course map is current, the handout holds no
- * solution, and each benchmark figure draws only its own kind of row.
+ * every snippet a chapter, appendix, notebook page or solution names
+ * exists (and removing one is caught by name), the exercise starters are
+ * what the marked regions generate, the README's course map and the
+ * preface's times are current, the handout holds no solution, each
+ * benchmark figure draws only its own kind of row, the book drops the
+ * line that speaks to readers on GitHub, and a figure no make rule draws
+ * stops the build by the name of the document and line that show it.
  * Each test runs one of the shell tools from scripts/ and shows its output
  * when it fails. */
 #define _POSIX_C_SOURCE 200809L
@@ -63,8 +66,9 @@ END_TEST
 START_TEST(every_named_snippet_exists)
 {
     NEED_ROOT();
-    expect_ok("scripts/book/snippets.sh check chapters/*.md $(ls solutions/*.md 2>/dev/null)",
-              "snippets named by chapters and solutions",
+    expect_ok("scripts/book/snippets.sh check chapters/*.md $(ls appendices/*.md notebook/*.md "
+              "solutions/*.md 2>/dev/null)",
+              "snippets named by chapters, appendices, the notebook and solutions",
               "Name a region that exists, or mark it in the source: // @snippet NAME ... // @end");
 }
 END_TEST
@@ -88,8 +92,8 @@ END_TEST
 START_TEST(course_map_is_current)
 {
     NEED_ROOT();
-    expect_ok("scripts/book/coursemap.sh check", "README.md course map",
-              "Regenerate it: make coursemap");
+    expect_ok("scripts/book/coursemap.sh check", "README.md's course map and the preface's times",
+              "Regenerate them: make coursemap");
 }
 END_TEST
 
@@ -161,6 +165,39 @@ START_TEST(figure_tables_keep_the_rows_named)
 }
 END_TEST
 
+/* The line under a chapter's title for readers of the Markdown on GitHub
+ * (github-line in book/prose-rules.txt) is in the file, and not in what
+ * pandoc reads; the rest of the chapter is. */
+START_TEST(the_book_drops_the_github_line)
+{
+    NEED_ROOT();
+    char out[8192];
+    int st = run("t=$(mktemp -d) && line=$(sed -n 's/^github-line //p' book/prose-rules.txt) && "
+                 "printf '# A {#ch-a}\n\n%s\n\nThe text.\n' \"$line\" >\"$t/01-a.md\" && "
+                 "grep -qxF \"$line\" \"$t/01-a.md\" && scripts/book/assemble.sh \"$t/01-a.md\" >\"$t/out\" && "
+                 "! grep -qF 'On GitHub' \"$t/out\" && grep -q 'The text.' \"$t/out\"; s=$?; rm -rf \"$t\"; exit $s",
+                 out, sizeof out);
+    ck_assert_msg(st == 0, "scripts/book/assemble.sh kept the GitHub line, or lost the text: %s", out);
+}
+END_TEST
+
+/* A figure drawn at build time (fig-NAME) that no make rule draws: make
+ * stops with the document and line that show it, before pandoc runs. */
+START_TEST(a_figure_no_rule_draws_is_named_by_its_line)
+{
+    NEED_ROOT();
+    char out[8192];
+    int st = run("t=$(mktemp -d) && mkdir -p \"$t/chapters\" \"$t/build\" && cp -r scripts book \"$t/\" && "
+                 "printf '# A {#ch-a}\n\nText.\n\n![Nothing draws it.](fig-nothing.pdf)\n' >\"$t/chapters/01-a.md\" && "
+                 "cd \"$t\" && BUILD=build scripts/book/figures.sh names && "
+                 "BUILD=build scripts/book/figures.sh missing build/fig-nothing.pdf; s=$?; rm -rf \"$t\"; exit $s",
+                 out, sizeof out);
+    ck_assert_msg(st != 0 && strstr(out, "fig-nothing.pdf\n") &&
+                      strstr(out, "chapters/01-a.md:5: figure fig-nothing.pdf: no make rule draws build/fig-nothing.pdf"),
+                  "a figure no rule draws must be named with its document and line:\n%s", out);
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("course");
@@ -175,6 +212,8 @@ Suite *nl_suite(void)
     tcase_add_test(tc, handout_holds_no_solution);
     tcase_add_test(tc, figure_tables_keep_their_kind);
     tcase_add_test(tc, figure_tables_keep_the_rows_named);
+    tcase_add_test(tc, the_book_drops_the_github_line);
+    tcase_add_test(tc, a_figure_no_rule_draws_is_named_by_its_line);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -4,7 +4,10 @@
 # web edition (scripts/web/web.sh: one page at a time), on stdout.
 #
 # Each document is preceded by `<!-- source: FILE -->`, so that
-# book/snippets.lua can name it in its messages. {{key}} becomes the value
+# book/snippets.lua can name it in its messages and book/parts.lua can
+# tell the preface, chapters, appendices and notebook apart. The line
+# under a chapter's title for readers on GitHub (github-line in
+# book/prose-rules.txt) is dropped. {{key}} becomes the value
 # that book-numbers printed for key (read from the file $NUMBERS; an
 # unknown key stops, naming the document and line). Each chapter is
 # followed by a box listing its exercises, read from
@@ -28,7 +31,8 @@ goal() {
 }
 
 substitute() {
-    awk -v doc="$1" 'FNR == NR { val[$1] = $2; next }
+    awk -v doc="$1" -v github="$github" 'FILENAME == ARGV[1] { val[$1] = $2; next }
+        github != "" && $0 == github { next }
         { line = $0; out = ""
           while (match(line, /\{\{[a-z0-9_.]+\}\}/)) {
               key = substr(line, RSTART + 2, RLENGTH - 4)
@@ -55,6 +59,7 @@ exercise_box() {   # exercise_box N: the markdown of chapter N's box, if any
     [ $first = 1 ] || printf ':::\n'
 }
 
+github=$(github_line)
 key=0
 for doc in "$@"; do
     if [ "$doc" = --answer-key ]; then

@@ -7,3 +7,18 @@ conf() { awk -v k="$2" -F= '{ sub(/#.*/, "") } { key = $1; gsub(/[ \t]/, "", key
 
 # title_of FILE: the text of its first level-1 heading, without its {#id}.
 title_of() { awk '/^# / { sub(/^# /, ""); sub(/[ \t]*\{#[^}]*\}[ \t]*$/, ""); print; exit }' "$1"; }
+
+# book_part chapters|appendices|notebook: the documents of that part of the
+# book, in reading order, one a line (chapters: the preface, 00, first).
+# Any part may be empty or missing.
+book_part() {
+    case $1 in
+        chapters) ls chapters/[0-9][0-9]-*.md ;;
+        appendices) ls appendices/*.md ;;
+        notebook) ls notebook/*.md ;;
+    esac 2>/dev/null | LC_ALL=C sort
+}
+
+# github_line: the line under every chapter's title that speaks to readers
+# of the Markdown on GitHub (book/prose-rules.txt); the book drops it.
+github_line() { sed -n 's/^github-line //p' book/prose-rules.txt 2>/dev/null; }

@@ -1,19 +1,31 @@
 #!/bin/sh
-# coursemap.sh print|update|check — the README's course map: one row per
-# chapter with the code files its listings come from, its exercises and
-# the command that grades each. Generated from chapters/*.md (title and
-# snippet names), the snippet markers in the source, and
-# exercises/*/exercise.conf, so it cannot go stale:
-#   print    the map's markdown on stdout
-#   update   rewrite it in README.md between the course-map markers
-#   check    exit 1, showing the difference, if README.md's map is stale
+# coursemap.sh print|times|update|check — the two tables of the course that are
+# generated from its files, so that they cannot go stale:
+#   README.md, between the course-map markers: one row per chapter with
+#     the code files its listings come from, its exercises and the command
+#     that grades each; the preface first, then a row per appendix and one
+#     for the lab notebook (from chapters/, appendices/, notebook/, the
+#     snippet markers in the source and exercises/*/exercise.conf);
+#   chapters/00-preface.md, between the course-times markers: per chapter,
+#     its reading time, and each exercise with the section after which the
+#     chapter names it and its time (the basis is stated under the table).
+#   print    the map's Markdown on stdout (times: the preface's table)
+#   update   rewrite them between their markers (a file without the
+#            markers: the map is appended to README.md, the times left out)
+#   check    exit 1, showing the difference, if either is stale
 set -eu
 here=$(dirname "$0")
-readme=README.md
-begin='<!-- course-map:begin -->' end='<!-- course-map:end -->'
+preface=chapters/00-preface.md
 
 # shellcheck source=common.sh
 . "$here/common.sh"
+
+# The code files a document's listings come from: `a.c`, `b.c`.
+code_of() {
+    awk '/^[ \t]*(```|~~~)/ && /snippet=/ { s = $0; sub(/.*snippet=/, "", s); sub(/[ \t}].*/, "", s); print s }' "$1" |
+        while read -r s; do printf '%s\n' "$regions" | awk -v s="$s" '$1 == "snippet" && $2 == s { print $3 }'; done |
+        awk '!seen[$0]++ { sub(/^code\//, ""); printf "%s`%s`", (n++ ? ", " : ""), $0 }'
+}
 
 map() {
     regions=$("$here/snippets.sh" list)
@@ -23,12 +35,14 @@ map() {
     echo
     echo "| chapter | code shown (\`code/\`) | exercise | check with |"
     echo "|---|---|---|---|"
-    for ch in $(ls chapters/[0-9][0-9]-*.md 2>/dev/null | LC_ALL=C sort); do
+    for ch in $(book_part chapters); do
         nn=$(basename "$ch" | cut -c1-2); n=$(echo "$nn" | sed 's/^0//')
         title=$(title_of "$ch")
-        files=$(awk '/^[ \t]*(```|~~~)/ && /snippet=/ { s = $0; sub(/.*snippet=/, "", s); sub(/[ \t}].*/, "", s); print s }' "$ch" |
-            while read -r s; do printf '%s\n' "$regions" | awk -v s="$s" '$1 == "snippet" && $2 == s { print $3 }'; done |
-            awk '!seen[$0]++ { sub(/^code\//, ""); printf "%s`%s`", (n++ ? ", " : ""), $0 }')
+        if [ "$nn" = 00 ]; then
+            echo "| [$title]($ch) | - | - | - |"
+            continue
+        fi
+        files=$(code_of "$ch")
         ex="" chk=""
         for c in $(ls exercises/*/exercise.conf 2>/dev/null | LC_ALL=C sort); do
             [ "$(conf "$c" chapter)" = "$n" ] || continue
@@ -38,26 +52,99 @@ map() {
         done
         echo "| $nn [$title]($ch) | ${files:-none} | ${ex:--} | ${chk:--} |"
     done
+    for doc in $(book_part appendices); do
+        letter=$(basename "$doc" | sed -n 's/^\([A-Z]\)-.*/\1/p')
+        files=$(code_of "$doc")
+        echo "| ${letter:+$letter }[$(title_of "$doc")]($doc) (appendix) | ${files:-none} | - | - |"
+    done
+    notebook=$(book_part notebook)
+    if [ -n "$notebook" ]; then
+        # its first page (00-about.md sorts first), and one link a chapter
+        pages=$(echo "$notebook" | grep -v '^notebook/00-' | while read -r doc; do
+            printf '[%s](%s)\n' "$(basename "$doc" | cut -c1-2)" "$doc"; done | paste -sd, - | sed 's/,/, /g')
+        echo "| [Lab notebook]($(echo "$notebook" | head -n1)) (optional)${pages:+: the record behind chapters $pages} | - | - | - |"
+    fi
 }
 
-current() { awk -v b="$begin" -v e="$end" '$0 == b { on = 1; next } $0 == e { on = 0 } on' "$readme"; }
+# Minutes, up to the next 5, as "45 min" or "1 h 20 min".
+duration() {
+    awk -v m="$1" 'BEGIN { m = 5 * int((m + 4.999) / 5); h = int(m / 60); m -= 60 * h
+        printf "%s%s", h ? h " h" : "", m ? (h ? " " : "") m " min" : "" }'
+}
 
+# The `## ` heading above the first line of chapter $1 that names
+# exercise $2 ("exercise 03", as tests/check_prose.c asks), or nothing.
+section_naming() {
+    awk -v nn="$2" 'BEGIN { re = "(^|[^[:alnum:]])[Ee][Xx][Ee][Rr][Cc][Ii][Ss][Ee][Ss]? " nn "([^[:alnum:]]|$)" }
+        /^(```|~~~)/ { code = !code } !code && /^## / { h = $0; sub(/^## +/, "", h); sub(/[ \t]*\{[^}]*\}[ \t]*$/, "", h) }
+        $0 ~ re { print h; exit }' "$1"
+}
+
+# Lines of the course's own answer to exercise $1 (its @exercise regions).
+answer_lines() {
+    printf '%s\n' "$regions" | awk -v id="$1" '$1 == "exercise" && $2 == id { n += $5 - $4 + 1 } END { print n + 0 }'
+}
+
+timetable() {
+    regions=$("$here/snippets.sh" list)
+    echo "| chapter | reading | exercise: after the section, time |"
+    echo "|---|---|---|"
+    for ch in $(book_part chapters); do
+        nn=$(basename "$ch" | cut -c1-2); n=$(echo "$nn" | sed 's/^0//')
+        [ "$nn" != 00 ] || continue
+        # the chapter's words at 50 a minute
+        read_min=$(wc -w <"$ch" | awk '{ print $1 / 50 }')
+        ex=""
+        for c in $(ls exercises/*/exercise.conf 2>/dev/null | LC_ALL=C sort); do
+            [ "$(conf "$c" chapter)" = "$n" ] || continue
+            id=$(basename "$(dirname "$c")")
+            after=$(section_naming "$ch" "${id%%-*}")
+            # lab-sheet.sh's rule: 30 minutes, and 3 a line of the answer
+            ex="$ex${ex:+; }[${id%%-*}](../exercises/$id/README.md) ${after:+after \"$after\", }$(duration $((30 + 3 * $(answer_lines "$id"))))"
+        done
+        echo "| $n. $(title_of "$ch") | $(duration "$read_min") | ${ex:--} |"
+    done
+}
+
+# generate FILE: the block that belongs in FILE
+generate() { case $1 in "$preface") timetable ;; *) map ;; esac; }
+
+# blocks: "FILE BEGIN-MARKER END-MARKER" of each generated block
+blocks() {
+    echo "README.md <!--_course-map:begin_--> <!--_course-map:end_-->"
+    [ -f "$preface" ] && echo "$preface <!--_course-times:begin_--> <!--_course-times:end_-->"
+    return 0
+}
+
+current() { awk -v b="$2" -v e="$3" '$0 == b { on = 1; next } $0 == e { on = 0 } on' "$1"; }
+
+stale=0
 case ${1:-print} in
 print) map ;;
-update)
-    tmp=$(mktemp); map >"$tmp"
-    if grep -qxF "$begin" "$readme"; then
-        awk -v b="$begin" -v e="$end" -v f="$tmp" '$0 == b { print; while ((getline l < f) > 0) print l; skip = 1; next }
-            $0 == e { skip = 0 } !skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
-    else
-        { printf '\n%s\n' "$begin"; cat "$tmp"; printf '%s\n' "$end"; } >>"$readme"
-    fi
-    rm -f "$tmp"; echo "coursemap: README.md updated" ;;
-check)
-    tmp=$(mktemp); map >"$tmp"
-    if current | cmp -s - "$tmp"; then rm -f "$tmp"; echo "coursemap: README.md is current"; exit 0; fi
-    echo "coursemap: README.md's course map is stale; run: make coursemap" >&2
-    current | diff -u - "$tmp" | sed -n '3,40p' >&2 || true
-    rm -f "$tmp"; exit 1 ;;
-*) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+times) timetable ;;
+update|check)
+    tmp=$(mktemp)
+    for block in $(blocks | tr ' ' '|'); do
+        file=${block%%|*} rest=${block#*|}
+        begin=$(echo "${rest%%|*}" | tr _ ' ') end=$(echo "${rest#*|}" | tr _ ' ')
+        generate "$file" >"$tmp"
+        if [ "$1" = check ]; then
+            if ! current "$file" "$begin" "$end" | cmp -s - "$tmp"; then
+                echo "coursemap: the table between '$begin' and '$end' in $file is stale; run: make coursemap" >&2
+                current "$file" "$begin" "$end" | diff -u - "$tmp" | sed -n '3,40p' >&2 || true
+                stale=1
+            fi
+        elif grep -qxF "$begin" "$file"; then
+            awk -v b="$begin" -v e="$end" -v f="$tmp" '$0 == b { print; while ((getline l < f) > 0) print l; skip = 1; next }
+                $0 == e { skip = 0 } !skip' "$file" >"$file.new" && mv "$file.new" "$file"
+            echo "coursemap: $file updated"
+        elif [ "$file" = README.md ]; then
+            { printf '\n%s\n' "$begin"; cat "$tmp"; printf '%s\n' "$end"; } >>"$file"
+            echo "coursemap: $file updated"
+        fi
+    done
+    rm -f "$tmp"
+    [ "$1" = update ] || [ $stale = 1 ] || echo "coursemap: README.md and $preface are current"
+    exit $stale ;;
+*) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
