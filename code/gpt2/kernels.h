@@ -42,4 +42,25 @@ void nl_gpt2_matmul(const float *x, const float *wt, const float *b, size_t T, s
 void nl_gpt2_matmul_flashnorm(const float *x, const float *wt, const float *b, float eps,
                               size_t T, size_t k, size_t n, float *rstd, float *y);
 
+/* The norms of training (chapter 13), one row at a time over OpenMP
+ * threads: LayerNorm (ln = 1, with gamma and beta) or RMSNorm (gamma, or
+ * NULL for none), keeping what the backward needs: mean (LayerNorm only)
+ * and rstd per row. */
+void nl_gpt2_norm_forward(int ln, const float *x, const float *gamma, const float *beta,
+                          float eps, size_t rows, size_t d, float *y, float *mean, float *rstd);
+
+/* C = beta C + op(A) op(B), row-major, op(A) M x K and op(B) K x N (the
+ * transpose when ta, tb), as cblas_sgemm: through BLAS where the build
+ * found one (gemm.c), else through nl_gpt2_matmul above, its rows split
+ * over OpenMP threads in blocks of whole register tiles (each row's sums
+ * then do not depend on the thread count).  Inside a parallel region it
+ * runs on the calling thread. */
+void nl_gpt2_gemm(int ta, int tb, size_t M, size_t N, size_t K, const float *A, size_t lda,
+                  const float *B, size_t ldb, float beta, float *C, size_t ldc);
+/* "OpenBLAS 0.3.21 ..." (its configuration), or the fallback's name. */
+const char *nl_gpt2_gemm_name(void);
+/* The threads BLAS uses outside parallel regions (OpenBLAS's own count,
+ * which its OpenMP build also takes from OpenMP). */
+void nl_gpt2_gemm_threads(int n);
+
 #endif
