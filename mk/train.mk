@@ -31,3 +31,7 @@ NL_BLAS_STAMP := $(BUILD)/blas.stamp
 NL_BLAS_STATE := $(if $(BLAS_LIBS),$(BLAS_LIBS) $(BLAS_CFLAGS),none)
 $(shell mkdir -p $(BUILD) && { [ "$$(cat $(NL_BLAS_STAMP) 2>/dev/null)" = "$(NL_BLAS_STATE)" ] || echo "$(NL_BLAS_STATE)" > $(NL_BLAS_STAMP); })
 $(BUILD)/obj/code/gpt2/gemm.o $(NORMLAB) $(TESTS): $(NL_BLAS_STAMP)
+
+# GELU's kernels are written for the compiler to vectorise (gelu.c), as
+# chapter 12's matmul and norms are.
+$(BUILD)/obj/code/gpt2/gelu.o: ALL_CFLAGS += -O3

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "gpt2/kernels.h"
 #include "gpt2/train.h"
 #include "harness.h"
 
@@ -281,6 +282,38 @@ START_TEST(both_norms_start_from_the_same_weights)
 }
 END_TEST
 
+/* GELU's vectorised float kernels against the formula in double, over
+ * the range a layer's inputs take and beyond, where tanh is 1. */
+START_TEST(gelu_kernels_follow_the_formula)
+{
+    enum { N = 48001 };
+    static float x[N], y[N], d[N], half[N];
+    for (int i = 0; i < N; i++)
+        x[i] = -12.0f + 24.0f * (float)i / (N - 1);
+    x[N / 2] = 1e-30f;
+    nl_gpt2_gelu_forward(y, x, N);
+    nl_fill_const(d, N, 1.0f);
+    nl_fill_const(half, N, 1.0f);
+    nl_gpt2_gelu_backward(d, x, N, 1);
+    nl_gpt2_gelu_backward(half, x, N, 0);
+    const double k = 0.7978845608028654, c = 0.044715;
+    for (int i = 0; i < N; i++) {
+        double v = x[i], th = tanh(k * (v + c * v * v * v));
+        double want = 0.5 * v * (1 + th);
+        double dwant = 0.5 * (1 + th) + 0.5 * v * (1 - th * th) * k * (1 + 3 * c * v * v);
+        NL_ASSERT_EACH(fabs(y[i] - want) <= 3e-7 * fmax(1.0, fabs(v)),
+                       "GELU(%.9g) = %.9g, the formula in double gives %.9g", v, y[i], want);
+        NL_ASSERT_EACH(fabs(d[i] - dwant) <= 3e-7 * fmax(1.0, fabs(v)),
+                       "GELU'(%.9g) = %.9g, the formula in double gives %.9g", v, d[i], dwant);
+        NL_ASSERT_EACH(fabs(half[i] - 0.5 * (1 + th)) <= 3e-7,
+                       "without the tanh term GELU'(%.9g) is (1 + tanh u) / 2", v);
+    }
+    x[0] = NAN;
+    nl_gpt2_gelu_forward(y, x, 1);
+    ck_assert_msg(isnan(y[0]), "GELU(NaN) must be NaN, so that a diverged run shows");
+}
+END_TEST
+
 /* ------------------------------------------------------------- batches */
 START_TEST(batches_are_where_llm_c_puts_them)
 {
@@ -440,6 +473,7 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, a_run_is_the_same_for_a_seed_and_thread_count, 0, 2);
     tcase_add_loop_test(tc, training_forward_gives_chapter_12s_logits_and_loss, 0, 3);
     tcase_add_test(tc, both_norms_start_from_the_same_weights);
+    tcase_add_test(tc, gelu_kernels_follow_the_formula);
     suite_add_tcase(s, tc);
     TCase *data = tcase_create("data");
     tcase_add_checked_fixture(data, nl_scratch_clear, nl_scratch_clear);

@@ -49,6 +49,12 @@ void nl_gpt2_matmul_flashnorm(const float *x, const float *wt, const float *b, f
 void nl_gpt2_norm_forward(int ln, const float *x, const float *gamma, const float *beta,
                           float eps, size_t rows, size_t d, float *y, float *mean, float *rstd);
 
+/* GELU in GPT-2's tanh form over n values, and d *= its derivative (the
+ * tanh's own derivative left out when tanh_term is 0: a planted mistake
+ * for the gradient check); vectorised, over OpenMP threads. */
+void nl_gpt2_gelu_forward(float *y, const float *x, size_t n);
+void nl_gpt2_gelu_backward(float *d, const float *x, size_t n, int tanh_term);
+
 /* C = beta C + op(A) op(B), row-major, op(A) M x K and op(B) K x N (the
  * transpose when ta, tb), as cblas_sgemm: through BLAS where the build
  * found one (gemm.c), else through nl_gpt2_matmul above, its rows split

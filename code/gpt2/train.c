@@ -44,7 +44,7 @@ void nl_train_buffer_sizes(const nl_train *tr, size_t size[NL_TRAIN_NBUF])
     size[NL_D_QKV] = 3 * BTC;
     size[NL_D_FCH] = 4 * BTC;
     size[NL_D_SCRATCH] = (size_t)tr->threads * tr->T * tr->T;
-    size[NL_D_ONES] = C;
+    size[NL_D_ONES] = rows > C ? rows : C; /* gamma = 1, and the bias gradients' sums */
     size[NL_D_GAIN] = 2 * C;
 }
 

@@ -43,7 +43,9 @@ enum {
     NL_A_LNF, NL_A_LNF_MEAN, NL_A_LNF_RSTD, NL_A_LOGITS, NL_A_PROBS, NL_A_LOSSES,
     /* the backward's: the residual stream's gradient, a norm's input and
      * output gradients, the sublayers', one T x T block per thread, the
-     * logits', and gamma = 1 for a model whose norms have none */
+     * logits', ones (gamma = 1 for a model whose norms have none, and the
+     * vector a bias gradient's column sums multiply), a dgamma and dbeta
+     * that go nowhere */
     NL_D_RES, NL_D_NORMIN, NL_D_LN, NL_D_QKV, NL_D_ATTY, NL_D_FCH, NL_D_SCRATCH,
     NL_D_LOGITS, NL_D_ONES, NL_D_GAIN,
     NL_TRAIN_NBUF

@@ -1,7 +1,7 @@
 /* train_body.h — one training step's forward and backward pass, written
  * once for both precisions.  train_float.c and train_double.c include it
  * after defining:
- *   REAL, FN(name), SQRT, EXP, LOG, TANH   the type, a name suffix, maths
+ *   REAL, FN(name), SQRT, EXP, LOG   the type, a name suffix, its maths
  *   GEMM(ta, tb, M, N, K, A, lda, B, ldb, beta, C, ldc)
  *       C = beta C + op(A) op(B), row-major; op(A) is M x K, op(B) K x N,
  *       op the transpose when ta (tb) is 1
@@ -10,15 +10,19 @@
  *       NULL means 1, beta NULL 0), keeping mean (LayerNorm) and rstd
  *   NORM_BWD(tr, ln, x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta)
  *       dx written, dgamma (and LayerNorm's dbeta) added to
- * The float file maps these onto BLAS (or chapter 12's blocked matmul) and
- * chapter 10's kernels; the double file onto plain loops.
+ *   GELU_FWD(y, x, n), GELU_BWD(d, x, n, tanh_term)
+ *       GPT-2's GELU, and d *= its derivative (without the tanh's own
+ *       derivative when tanh_term is 0: the planted mistake)
+ * The float file maps these onto BLAS (or chapter 12's blocked matmul),
+ * chapter 10's kernels and vectorised GELU; the double file onto plain
+ * loops.
  *
  * The layout is llm.c's: activations are rows of the nb x nt tokens, a
  * linear layer's weight is out x in (y = x W^T + b), attention keeps its
- * softmax probabilities per sequence and head.  Every sum over the batch
- * (the bias and embedding gradients) runs in one fixed order, so a run is
- * the same for a given thread count; the OpenMP loops split independent
- * rows, heads or columns only. */
+ * softmax probabilities per sequence and head.  The embedding gradients
+ * are summed in one fixed order and the products' sums are the matmul's,
+ * so a run is the same for a given thread count; the OpenMP loops split
+ * independent rows or heads only. */
 #include <omp.h>
 
 #define ACT(tr, i) ((REAL *)(tr)->a[(i)])
@@ -70,23 +74,16 @@ static void FN(linear_forward)(REAL *y, const REAL *x, const REAL *w, const REAL
     }
 }
 
-/* dx = dy W (written); dW += dy^T x; db += the column sums of dy. */
+/* dx = dy W (written); dW += dy^T x; db += dy^T 1, the column sums of dy
+ * (ones: n ones). */
 static void FN(linear_backward)(REAL *dx, REAL *dw, REAL *db, const REAL *dy, const REAL *x,
-                                const REAL *w, size_t n, size_t in, size_t out, int plant)
+                                const REAL *w, const REAL *ones, size_t n, size_t in,
+                                size_t out, int plant)
 {
     GEMM(0, 0, n, in, out, dy, out, w, in, 0, dx, in);
     GEMM(1, 0, out, in, n, dy, out, x, in, 1, dw, in);
-    if (!db || plant == NL_PLANT_LINEAR)
-        return;
-    /* each column summed down the rows by one thread: the same order
-     * whatever the thread count */
-#pragma omp parallel for schedule(static)
-    for (size_t o0 = 0; o0 < out; o0 += 64) {
-        size_t o1 = o0 + 64 < out ? o0 + 64 : out;
-        for (size_t r = 0; r < n; r++)
-            for (size_t o = o0; o < o1; o++)
-                db[o] += dy[r * out + o];
-    }
+    if (db && plant != NL_PLANT_LINEAR)
+        GEMM(1, 0, out, 1, n, dy, out, ones, 1, 1, db, 1);
 }
 // @end
 
@@ -160,34 +157,6 @@ static void FN(attention_backward)(nl_train *tr, REAL *dqkv, const REAL *datty,
     }
 }
 // @end
-
-/* ------------------------------------------------------------------ GELU */
-/* GELU in GPT-2's tanh form (llm.c gelu_forward), and its derivative. */
-#define GELU_K ((REAL)0.7978845608028654) /* sqrt(2 / pi) */
-#define GELU_C ((REAL)0.044715)
-
-static void FN(gelu_forward)(REAL *y, const REAL *x, size_t n)
-{
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++) {
-        REAL u = GELU_K * (x[i] + GELU_C * x[i] * x[i] * x[i]);
-        y[i] = (REAL)0.5 * x[i] * (1 + TANH(u));
-    }
-}
-
-/* d (x/2 (1 + tanh u)) / dx = (1 + tanh u) / 2 + x/2 (1 - tanh^2 u) du/dx,
- * du/dx = k (1 + 3c x^2); dx = dy times that, in place. */
-static void FN(gelu_backward)(REAL *d, const REAL *x, size_t n, int plant)
-{
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++) {
-        REAL th = TANH(GELU_K * (x[i] + GELU_C * x[i] * x[i] * x[i]));
-        REAL local = (REAL)0.5 * (1 + th);
-        if (plant != NL_PLANT_GELU)
-            local += (REAL)0.5 * x[i] * (1 - th * th) * GELU_K * (1 + 3 * GELU_C * x[i] * x[i]);
-        d[i] *= local;
-    }
-}
 
 /* --------------------------------------------------------- cross-entropy */
 /* probs = softmax of each row of logits; losses[r] = -log probs[target],
@@ -305,7 +274,7 @@ int FN(nl_train_forward)(nl_train *tr, const int *inputs, const int *targets, si
                  ln2, ACT(tr, NL_A_LN2_MEAN) + l * rows, ACT(tr, NL_A_LN2_RSTD) + l * rows);
         FN(linear_forward)(fch, ln2, PAR(tr, NL_T_FCW) + l * 4 * C * C,
                            PAR(tr, NL_T_FCB) + l * 4 * C, n, C, 4 * C);
-        FN(gelu_forward)(gelu, fch, n * 4 * C);
+        GELU_FWD(gelu, fch, n * 4 * C);
         FN(linear_forward)(res3, gelu, PAR(tr, NL_T_FCPROJW) + l * 4 * C * C,
                            PAR(tr, NL_T_FCPROJB) + l * C, n, 4 * C, C);
         FN(add)(res3, res2, n * C);
@@ -369,9 +338,10 @@ int FN(nl_train_backward)(nl_train *tr)
 
     REAL *dres = ACT(tr, NL_D_RES), *dln = ACT(tr, NL_D_LN), *dlogits = ACT(tr, NL_D_LOGITS);
     REAL *dfch = ACT(tr, NL_D_FCH), *datty = ACT(tr, NL_D_ATTY), *dqkv = ACT(tr, NL_D_QKV);
+    const REAL *ones = ACT(tr, NL_D_ONES);
     FN(crossentropy_backward)(dlogits, ACT(tr, NL_A_PROBS), tr->targets, n, V, plant);
     FN(linear_backward)(dln, GRAD(tr, NL_T_HEADW), GRAD_AT(tr, NL_T_HEADB, 0), dlogits,
-                        ACT(tr, NL_A_LNF), PAR(tr, NL_T_HEADW), n, C, V, plant);
+                        ACT(tr, NL_A_LNF), PAR(tr, NL_T_HEADW), ones, n, C, V, plant);
     const REAL *last = L ? ACT(tr, NL_A_RES3) + (L - 1) * BTC : ACT(tr, NL_A_ENC);
     FN(norm_backward)(tr, ln, last, NL_T_LNFW, NL_T_LNFB, 0, ACT(tr, NL_A_LNF_MEAN),
                       ACT(tr, NL_A_LNF_RSTD), dln, n, dres, 1);
@@ -382,23 +352,22 @@ int FN(nl_train_backward)(nl_train *tr)
         FN(linear_backward)(dfch, GRAD(tr, NL_T_FCPROJW) + l * 4 * C * C,
                             GRAD(tr, NL_T_FCPROJB) + l * C, dres,
                             ACT(tr, NL_A_FCH_GELU) + 4 * l * BTC,
-                            PAR(tr, NL_T_FCPROJW) + l * 4 * C * C, n, 4 * C, C, plant);
-        FN(gelu_backward)(dfch, fch, n * 4 * C, plant);
+                            PAR(tr, NL_T_FCPROJW) + l * 4 * C * C, ones, n, 4 * C, C, plant);
+        GELU_BWD(dfch, fch, n * 4 * C, plant != NL_PLANT_GELU);
         FN(linear_backward)(dln, GRAD(tr, NL_T_FCW) + l * 4 * C * C, GRAD(tr, NL_T_FCB) + l * 4 * C,
-                            dfch, ACT(tr, NL_A_LN2) + l * BTC, PAR(tr, NL_T_FCW) + l * 4 * C * C,
-                            n, C, 4 * C, plant);
+                            dfch, ACT(tr, NL_A_LN2) + l * BTC, PAR(tr, NL_T_FCW) + l * 4 * C * C, ones, n, C, 4 * C, plant);
         FN(norm_backward)(tr, ln, res2, NL_T_LN2W, NL_T_LN2B, l * C,
                           ACT(tr, NL_A_LN2_MEAN) + l * rows, ACT(tr, NL_A_LN2_RSTD) + l * rows,
                           dln, n, dres, 0);
         /* attention: res2 = x + attproj(attention(qkv(ln1(x)))) */
         FN(linear_backward)(datty, GRAD(tr, NL_T_ATTPROJW) + l * C * C,
                             GRAD(tr, NL_T_ATTPROJB) + l * C, dres, ACT(tr, NL_A_ATTY) + l * BTC,
-                            PAR(tr, NL_T_ATTPROJW) + l * C * C, n, C, C, plant);
+                            PAR(tr, NL_T_ATTPROJW) + l * C * C, ones, n, C, C, plant);
         FN(attention_backward)(tr, dqkv, datty, ACT(tr, NL_A_QKV) + 3 * l * BTC,
                                ACT(tr, NL_A_ATT) + l * att, nb, nt);
         FN(linear_backward)(dln, GRAD(tr, NL_T_QKVW) + l * 3 * C * C,
                             GRAD(tr, NL_T_QKVB) + l * 3 * C, dqkv, ACT(tr, NL_A_LN1) + l * BTC,
-                            PAR(tr, NL_T_QKVW) + l * 3 * C * C, n, C, 3 * C, plant);
+                            PAR(tr, NL_T_QKVW) + l * 3 * C * C, ones, n, C, 3 * C, plant);
         FN(norm_backward)(tr, ln, x, NL_T_LN1W, NL_T_LN1B, l * C,
                           ACT(tr, NL_A_LN1_MEAN) + l * rows, ACT(tr, NL_A_LN1_RSTD) + l * rows,
                           dln, n, dres, 0);
@@ -413,5 +382,3 @@ int FN(nl_train_backward)(nl_train *tr)
 #undef GRAD
 #undef PAR_AT
 #undef GRAD_AT
-#undef GELU_K
-#undef GELU_C

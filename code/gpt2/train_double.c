@@ -1,5 +1,6 @@
 /* train_double.c — the training passes in double: plain loops for the
- * matmuls and the norms, the same body as the float passes otherwise.
+ * matmuls, the norms and GELU, the same body as the float passes
+ * otherwise.
  * The gradient check holds these to finite differences of the double
  * loss, and the float passes to these. */
 #include <math.h>
@@ -71,13 +72,37 @@ static void norm_backward(nl_train *tr, int ln, const double *x, const double *g
     }
 }
 
+/* GELU in GPT-2's tanh form (llm.c gelu_forward), and its derivative:
+ * d (x/2 (1 + tanh u)) / dx = (1 + tanh u) / 2 + x/2 (1 - tanh^2 u) du/dx,
+ * u = k (x + c x^3), du/dx = k (1 + 3c x^2). */
+#define GELU_K 0.7978845608028654 /* sqrt(2 / pi) */
+#define GELU_C 0.044715
+
+static void gelu_forward(double *y, const double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = 0.5 * x[i] * (1 + tanh(GELU_K * (x[i] + GELU_C * x[i] * x[i] * x[i])));
+}
+
+static void gelu_backward(double *d, const double *x, size_t n, int tanh_term)
+{
+    for (size_t i = 0; i < n; i++) {
+        double th = tanh(GELU_K * (x[i] + GELU_C * x[i] * x[i] * x[i]));
+        double local = 0.5 * (1 + th);
+        if (tanh_term)
+            local += 0.5 * x[i] * (1 - th * th) * GELU_K * (1 + 3 * GELU_C * x[i] * x[i]);
+        d[i] *= local;
+    }
+}
+
 #define REAL double
 #define FN(name) name##_d
 #define SQRT sqrt
 #define EXP exp
 #define LOG log
-#define TANH tanh
 #define GEMM gemm
 #define NORM_FWD norm_forward
 #define NORM_BWD norm_backward
+#define GELU_FWD gelu_forward
+#define GELU_BWD gelu_backward
 #include "gpt2/train_body.h"

@@ -1,8 +1,8 @@
 /* train_float.c — the training passes in float, as the model trains: the
  * matmuls through nl_gpt2_gemm (OpenBLAS, or chapter 12's blocked matmul),
- * the norms' forward through chapter 12's kernels and their backward
- * through chapter 10's threaded kernels, each timed into
- * tr->norm_seconds. */
+ * GELU vectorised (gelu.c), the norms' forward through chapter 12's
+ * kernels and their backward through chapter 10's threaded kernels, each
+ * timed into tr->norm_seconds. */
 #include <math.h>
 #include <string.h>
 
@@ -41,8 +41,9 @@ static void norm_backward(nl_train *tr, int ln, const float *x, const float *gam
 #define SQRT sqrtf
 #define EXP expf
 #define LOG logf
-#define TANH tanhf
 #define GEMM nl_gpt2_gemm
 #define NORM_FWD norm_forward
 #define NORM_BWD norm_backward
+#define GELU_FWD nl_gpt2_gelu_forward
+#define GELU_BWD nl_gpt2_gelu_backward
 #include "gpt2/train_body.h"
