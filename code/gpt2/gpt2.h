@@ -51,6 +51,9 @@ typedef enum {
     NL_T_LNFW, NL_T_LNFB, NL_T_HEADW, NL_T_HEADB, NL_GPT2_NTENSORS
 } nl_gpt2_tensor;
 
+/* llm.c's name of a tensor ("wte", "ln1w", ...; "headw", "headb"). */
+const char *nl_gpt2_tensor_name(nl_gpt2_tensor t);
+
 typedef struct {
     nl_gpt2_config cfg;
     nl_gpt2_norm norm;

@@ -16,6 +16,14 @@ static size_t mul(size_t a, size_t b, int *ok)
     return a * b;
 }
 
+const char *nl_gpt2_tensor_name(nl_gpt2_tensor t)
+{
+    static const char *const name[NL_GPT2_NTENSORS] = {
+        "wte", "wpe", "ln1w", "ln1b", "qkvw", "qkvb", "attprojw", "attprojb", "ln2w", "ln2b",
+        "fcw", "fcb", "fcprojw", "fcprojb", "lnfw", "lnfb", "headw", "headb"};
+    return t >= 0 && t < NL_GPT2_NTENSORS ? name[t] : "?";
+}
+
 int nl_gpt2_tied(nl_gpt2_norm norm)
 {
     return norm == NL_GPT2_LAYERNORM || norm == NL_GPT2_RMSNORM_GAIN;

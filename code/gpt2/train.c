@@ -11,7 +11,7 @@
 const char *nl_train_plant_name(nl_train_plant p)
 {
     static const char *const name[NL_PLANT_COUNT] = {
-        "none", "cross-entropy", "linear", "GELU", "attention", "norm", "residual",
+        "none", "crossentropy", "linear", "gelu", "attention", "norm", "residual",
         "embedding",
     };
     return p >= 0 && p < NL_PLANT_COUNT ? name[p] : "?";

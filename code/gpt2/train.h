@@ -97,6 +97,30 @@ int nl_train_backward_d(nl_train *tr);
  * times num_layers), for nl_train_init. */
 void nl_train_buffer_sizes(const nl_train *tr, size_t size[NL_TRAIN_NBUF]);
 
+/* The gradient check (gradcheck.c): the central difference
+ * (L(p + h) - L(p - h)) / 2h of tr->loss for every parameter of tr's
+ * double model, in the model's memory order (fd holds every parameter);
+ * then the worst tensor's max |g - fd| / max |fd| of tr->g (a NaN is the
+ * worst), and which tensor. */
+int nl_train_finite_differences(nl_train *tr, const int *inputs, const int *targets, size_t nb,
+                                size_t nt, double h, double *fd);
+double nl_train_grad_error(const nl_train *tr, const double *fd, int *which);
+
+/* The whole check: finite differences once, then the backward pass
+ * without a planted mistake (error[NL_PLANT_NONE]) and with each one
+ * (error[p]), the worst tensor's error and which tensor each time. */
+typedef struct {
+    size_t params;
+    double error[NL_PLANT_COUNT];
+    int tensor[NL_PLANT_COUNT];
+} nl_gradcheck_report;
+int nl_train_gradcheck(nl_gpt2 *md, const int *inputs, const int *targets, size_t nb, size_t nt,
+                       double h, nl_gradcheck_report *r);
+/* A double model of each kind that trains, 0 LayerNorm, 1 RMSNorm with
+ * gains, 2 chapter 12's converted RMSNorm, from chapter 12's random
+ * weights (means away from 0, gains away from 1) of `seed`. */
+int nl_train_gradcheck_model(int kind, const nl_gpt2_config *cfg, uint64_t seed, nl_gpt2 *md);
+
 /* Whether a tensor is a matrix or an embedding (2-D): the ones weight
  * decay applies to, as llm.c's train_gpt2.py configure_optimizers does;
  * biases and gains are left alone. */
