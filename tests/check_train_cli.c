@@ -28,14 +28,17 @@ static void expect_exit(const nl_run_result *r, int code, const char *what)
                   code, r->out, r->err);
 }
 
-/* The lines of a file that start with a digit or a letter past the header. */
+/* The rows of a CSV normlab train wrote, after its comments and header. */
 static size_t csv_rows(const char *path, char rows[][256], size_t max)
 {
     FILE *f = fopen(path, "r");
     ck_assert_msg(f, "%s was not written", path);
-    char line[256];
+    char line[512];
     size_t n = 0;
-    ck_assert_msg(fgets(line, sizeof line, f) && !strncmp(line, "norm,seed,threads,step,", 23),
+    while (fgets(line, sizeof line, f) && line[0] == '#')
+        ck_assert_msg(strchr(line, '='), "%s: a comment line of key=value words: %s", path,
+                      line);
+    ck_assert_msg(!strncmp(line, "norm,seed,threads,step,", 23),
                   "%s: the header should start norm,seed,threads,step,", path);
     while (n < max && fgets(rows[n], 256, f))
         n++;

@@ -360,6 +360,28 @@ static int check_options(const opts *o, int shape_given)
     return 0;
 }
 
+/* The CSV's first lines: what was trained, on what, how; `key=value`
+ * words that a reader of the file can pick out (scripts/tools/train-report.c). */
+static int provenance(run *r)
+{
+    const opts *o = r->o;
+    const nl_gpt2 *m = r->m;
+    size_t params = 0;
+    for (int i = 0; i < NL_GPT2_NTENSORS; i++)
+        params += m->count[i];
+    return append(&r->csv, "# model: norm=%s layers=%d channels=%d heads=%d context=%d "
+                  "vocab=%d params=%zu init=%s\n", norm_name(m), m->cfg.num_layers,
+                  m->cfg.channels, m->cfg.num_heads, m->cfg.max_seq_len, m->cfg.vocab_size,
+                  params, o->init ? o->init : "seeded") &&
+           append(&r->csv, "# data: %s=%s train_tokens=%zu val_tokens=%zu batch=%zu seq=%zu "
+                  "shuffle=%d val_every=%zu val_batches=%zu\n", o->text ? "text" : "shard",
+                  r->d.name, r->d.train.n, r->d.val.n, o->batch, o->seq, o->shuffle,
+                  o->val_every, o->val_batches) &&
+           append(&r->csv, "# optimizer: %s lr=%g weight_decay=%g seed=%zu threads=%zu\n",
+                  o->optimizer, o->lr, o->wd, o->seed, r->threads) &&
+           append(&r->csv, "# matmul: %s\n", nl_gpt2_gemm_name());
+}
+
 /* Data, model, loader and buffers; 0, or the exit code after the message. */
 static int prepare(run *r)
 {
@@ -398,8 +420,8 @@ static int prepare(run *r)
         return fail(rc == NL_ENOMEM ? 1 : 2, nl_last_error());
     r->opt = nl_optim_default(strcmp(o->optimizer, "sgd") ? NL_OPTIM_ADAMW : NL_OPTIM_SGD,
                               (float)o->lr, (float)o->wd);
-    if (!append(&r->csv, "norm,seed,threads,step,train_loss,val_loss,ms_step,ms_norms,"
-                         "train_ms\n"))
+    if (!provenance(r) || !append(&r->csv, "norm,seed,threads,step,train_loss,val_loss,"
+                                            "ms_step,ms_norms,train_ms\n"))
         return fail(1, "no memory for the CSV");
     return 0;
 }
