@@ -379,7 +379,7 @@ static int provenance(run *r)
                   o->val_every, o->val_batches) &&
            append(&r->csv, "# optimizer: %s lr=%g weight_decay=%g seed=%zu threads=%zu\n",
                   o->optimizer, o->lr, o->wd, o->seed, r->threads) &&
-           append(&r->csv, "# matmul: %s\n", nl_gpt2_gemm_name());
+           append(&r->csv, "# matmul: blas=%d %s\n", nl_gpt2_gemm_blas(), nl_gpt2_gemm_name());
 }
 
 /* Data, model, loader and buffers; 0, or the exit code after the message. */

@@ -35,9 +35,30 @@ const char *nl_gpt2_gemm_name(void)
 
 void nl_gpt2_gemm_threads(int n) { openblas_set_num_threads(n); }
 
+int nl_gpt2_gemm_blas(void) { return 1; }
+
 #else
 
 enum { ROWS = 64 };
+
+/* The copies' memory, kept from call to call on each calling thread (the
+ * attention calls this once per sequence and head; a fresh allocation of
+ * that size is a fresh mapping from the kernel each time).  Grown, never
+ * shrunk. */
+static _Thread_local struct {
+    float *p;
+    size_t floats;
+} scratch;
+
+static float *scratch_of(size_t floats)
+{
+    if (floats > scratch.floats) {
+        nl_free(scratch.p);
+        scratch.p = nl_alloc(floats * sizeof(float));
+        scratch.floats = scratch.p ? floats : 0;
+    }
+    return scratch.p;
+}
 
 /* op(X) as a contiguous rows x cols matrix: X itself when it already is
  * one, else a copy in `buf`. */
@@ -72,7 +93,7 @@ void nl_gpt2_gemm(int ta, int tb, size_t M, size_t N, size_t K, const float *A, 
     int split = !omp_in_parallel() && M > ROWS;
     size_t nthreads = split ? (size_t)omp_get_max_threads() : 1;
     size_t rows = M < ROWS ? M : ROWS;
-    float *buf = nl_alloc((M * K + K * N + nthreads * rows * N) * sizeof *buf);
+    float *buf = scratch_of(M * K + K * N + nthreads * rows * N);
     if (!buf) {
         /* no memory for the copies: say so in every element rather than
          * return a product that was never computed */
@@ -88,7 +109,6 @@ void nl_gpt2_gemm(int ta, int tb, size_t M, size_t N, size_t K, const float *A, 
     for (size_t r0 = 0; r0 < M; r0 += ROWS)
         rows_of(r0, r0 + ROWS < M ? r0 + ROWS : M, N, K, a, b, beta, C, ldc,
                 tmp + (size_t)omp_get_thread_num() * rows * N);
-    nl_free(buf);
 }
 
 const char *nl_gpt2_gemm_name(void)
@@ -97,5 +117,7 @@ const char *nl_gpt2_gemm_name(void)
 }
 
 void nl_gpt2_gemm_threads(int n) { (void)n; }
+
+int nl_gpt2_gemm_blas(void) { return 0; }
 
 #endif

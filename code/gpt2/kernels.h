@@ -63,8 +63,10 @@ void nl_gpt2_gelu_backward(float *d, const float *x, size_t n, int tanh_term);
  * runs on the calling thread. */
 void nl_gpt2_gemm(int ta, int tb, size_t M, size_t N, size_t K, const float *A, size_t lda,
                   const float *B, size_t ldb, float beta, float *C, size_t ldc);
-/* "OpenBLAS 0.3.21 ..." (its configuration), or the fallback's name. */
+/* "cblas_sgemm of OpenBLAS 0.3.21 ..." (its configuration), or the
+ * fallback's name; and whether the build has BLAS at all. */
 const char *nl_gpt2_gemm_name(void);
+int nl_gpt2_gemm_blas(void);
 /* The threads BLAS uses outside parallel regions (OpenBLAS's own count,
  * which its OpenMP build also takes from OpenMP). */
 void nl_gpt2_gemm_threads(int n);
