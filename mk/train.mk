@@ -20,7 +20,12 @@ BLAS_LIBDIR := $(shell pkg-config --variable=libdir openblas 2>/dev/null)
 endif
 ifneq ($(BLAS_LIBS),)
 $(BUILD)/obj/code/gpt2/gemm.o: ALL_CFLAGS += -DNL_HAVE_OPENBLAS $(BLAS_CFLAGS)
-# --as-needed: only a program that calls BLAS depends on it
+# --as-needed: only a program that calls BLAS depends on it.  With
+# CC=clang the program's OpenMP is LLVM's libomp and OpenBLAS's is GCC's
+# libgomp: both load and the results are the same, but each has its own
+# threads, so a product called inside the attention's parallel loop may
+# start BLAS threads of its own; time training with the gcc build.
+
 LDLIBS += -Wl,--push-state,--as-needed $(BLAS_LIBS) -Wl,--pop-state \
     $(if $(BLAS_LIBDIR),-Wl$(comma)-rpath$(comma)$(BLAS_LIBDIR))
 endif
