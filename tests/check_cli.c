@@ -340,6 +340,14 @@ static const struct {
     {"convert", {"--in=tests/fixtures/gpt2/tiny.bin", "--out=SCRATCH/check-cli-convert.bin",
                  "--force", "--crms", NULL}, "Pre-CRMSNorm", NULL,
      {"--in=", NULL}, "--in", "''"},
+    /* train and sample: their runs are checked in check_train_cli */
+    {"train", {"--text=tests/fixtures/train/words.txt", "--norm=rmsnorm", "--layers=1",
+               "--channels=8", "--context=8", "--batch=2", "--steps=2", NULL},
+     "2 steps", "layernorm", {"--steps=abc", NULL}, "--steps", "abc"},
+    /* sample prints the model's bytes (tiny.bin's are control characters) */
+    {"sample", {"--model=tests/fixtures/gpt2/tiny.bin", "--length=5", "--seed=2",
+                "--temperature=0.5", NULL}, "", NULL,
+     {"--temperature=abc", NULL}, "--temperature", "abc"},
 };
 #define NEQUALS (sizeof equals_forms / sizeof equals_forms[0])
 

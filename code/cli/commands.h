@@ -15,6 +15,8 @@ int cmd_precision(int argc, char **argv);
 int cmd_gradcheck(int argc, char **argv);
 int cmd_logits(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_train(int argc, char **argv);
+int cmd_sample(int argc, char **argv);
 /* impls_backward.c: the backward table of `normlab impls` */
 size_t impls_print_backward(size_t chapter);
 /* impls_fused.c: the fused add + norm table of `normlab impls` (chapter 9);

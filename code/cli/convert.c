@@ -58,9 +58,10 @@ int cmd_convert(int argc, char **argv)
     if (nl_gpt2_read(in, &m) != NL_OK)
         return fail(nl_last_error());
     if (m.norm != NL_GPT2_LAYERNORM) {
+        fprintf(stderr, "normlab convert: %s is an RMSNorm model already (%s): "
+                        "there is no LayerNorm left to convert\n", in,
+                m.norm == NL_GPT2_RMSNORM_GAIN ? "trained with RMSNorm" : "converted");
         nl_gpt2_free(&m);
-        fprintf(stderr, "normlab convert: %s is already a converted (RMSNorm) model: "
-                        "there is no LayerNorm left to convert\n", in);
         return 2;
     }
     nl_gpt2_convert_opts o = nl_gpt2_convert_default();

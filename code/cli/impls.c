@@ -15,12 +15,12 @@ static void usage(FILE *to)
                 "norm kernels of chapter 9 (`normlab run IMPL --residual R ...` runs them);\n"
                 "then the backward kernels of chapter 10.\n\n"
                 "  --chapter N   only the implementations (and fused kernels) chapter N\n"
-                "                explains, in every table (1 to 11)\n");
+                "                explains, in every table (1 to 13)\n");
 }
 
-/* The chapters of the course (chapters/01-*.md to 12-*.md); check_options
+/* The chapters of the course (chapters/01-*.md to 13-*.md); check_options
  * compares this with the chapter files, so that it cannot go stale. */
-enum { LAST_CHAPTER = 12 };
+enum { LAST_CHAPTER = 13 };
 
 /* The f32 registry's rows of `chapter` (0: all); how many were printed. */
 static size_t print_f32(size_t chapter)

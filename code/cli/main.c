@@ -24,6 +24,8 @@ static const struct {
     {"gradcheck", cmd_gradcheck, "check the backward passes: finite differences, every kernel, invariants"},
     {"logits",  cmd_logits,  "the logits of a GPT-2 checkpoint on one token sequence"},
     {"convert", cmd_convert, "turn a LayerNorm GPT-2 into an RMSNorm model, same logits"},
+    {"train",   cmd_train,   "train a GPT-2 with LayerNorm or RMSNorm on text or llm.c tokens"},
+    {"sample",  cmd_sample,  "generate text from a GPT-2 checkpoint, seeded"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -19,7 +19,13 @@
  * attprojw (L x R x C), attprojb (L x R), fcw (L x 4C x R), fcb (L x 4C),
  * fcprojw (L x R x 4C), fcprojb (L x R), headw (vocab_size x R), headb
  * (vocab_size).  No norm parameters: they are inside qkvw, fcw and headw.
- * Both layouts are the tensors of nl_gpt2_counts in nl_gpt2_tensor order. */
+ *
+ * The RMSNorm GPT-2 that `normlab train --norm rmsnorm` writes (chapter
+ * 13) uses the same header with [8] = 3, [9] = 0, [10] = channels, and
+ * llm.c's tensors without the betas: wte (padded_vocab_size x C), wpe,
+ * ln1w, qkvw, qkvb, attprojw, attprojb, ln2w, fcw, fcb, fcprojw, fcprojb,
+ * lnfw; its head is wte, as GPT-2's.
+ * Every layout is the tensors of nl_gpt2_counts in nl_gpt2_tensor order. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,13 +63,15 @@ static int from_header(const char *path, const int32_t *h, nl_gpt2 *m)
                      "version %d", h[1], NL_GPT2_RMS_VERSION);
             return fail(path, why);
         }
-        if (h[8] != NL_GPT2_RMSNORM && h[8] != NL_GPT2_CRMSNORM) {
-            snprintf(why, sizeof why, "norm kind %d in header[8]: 1 (RMSNorm) or 2 "
-                     "(Pre-CRMSNorm)", h[8]);
+        if (h[8] != NL_GPT2_RMSNORM && h[8] != NL_GPT2_CRMSNORM &&
+            h[8] != NL_GPT2_RMSNORM_GAIN) {
+            snprintf(why, sizeof why, "norm kind %d in header[8]: 1 (RMSNorm), 2 "
+                     "(Pre-CRMSNorm) or 3 (RMSNorm with gains)", h[8]);
             return fail(path, why);
         }
-        if (h[9] != 0 && h[9] != 1) {
-            snprintf(why, sizeof why, "header[9] (FlashNorm) is %d: 0 or 1", h[9]);
+        if (h[9] != 0 && (h[9] != 1 || h[8] == NL_GPT2_RMSNORM_GAIN)) {
+            snprintf(why, sizeof why, "header[9] (FlashNorm) is %d: 0, or 1 for a model "
+                     "without gains", h[9]);
             return fail(path, why);
         }
         norm = (nl_gpt2_norm)h[8];

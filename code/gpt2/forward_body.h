@@ -5,6 +5,8 @@
  * linear layer is y = x W^T + b, one dot product per output. */
 
 #define P(m, i) ((const REAL *)(m)->t[(i)])
+/* A norm's parameters at an offset, or NULL in a model without them. */
+#define PN(m, i, off) ((m)->t[(i)] ? P(m, i) + (off) : NULL)
 
 /* y[t][o] = (x[t] . w[o]) * scale[t] + b[o]; scale NULL means 1, b NULL 0.
  * The scale after the dot product is FlashNorm's deferred 1/rms: the
@@ -26,7 +28,8 @@ static void FN(linear)(REAL *y, const REAL *x, const REAL *w, const REAL *b,
 // @snippet gpt2-norm
 /* The norm before each sublayer, over rows of the residual stream.  The
  * LayerNorm model uses gamma and beta; the converted one has none (they
- * live in the next matrix) and only divides by the rms.  Pre-CRMSNorm's
+ * live in the next matrix) and only divides by the rms; an RMSNorm model
+ * trained as such (chapter 13) has a gamma and no beta.  Pre-CRMSNorm's
  * rows hold channels - 1 values of a vector whose last, dropped value is
  * minus their sum, so its mean square counts that value too.  Deferred:
  * the row goes on unscaled and rstd[t] waits for the matmul. */
@@ -60,7 +63,7 @@ static void FN(norm_rows)(const nl_gpt2 *m, REAL *y, REAL *rstd, const REAL *x,
         REAL r = 1 / SQRT(sq / C + eps);
         rstd[t] = r;
         for (size_t i = 0; i < R; i++)
-            yt[i] = m->deferred ? xt[i] : xt[i] * r;
+            yt[i] = m->deferred ? xt[i] : gamma ? xt[i] * r * gamma[i] : xt[i] * r;
     }
 }
 // @end
@@ -134,15 +137,13 @@ int FN(nl_gpt2_logits)(const nl_gpt2 *m, const int *tokens, size_t T, REAL *logi
     }
     REAL *x = mem, *a = x + T * R, *w = a + T * R, *rstd = w + T * R, *qkv = rstd + T;
     REAL *att = qkv + T * 3 * C, *h = att + T * C, *score = h + T * 4 * C;
-    int ln = m->norm == NL_GPT2_LAYERNORM;
     const REAL *s = m->deferred ? rstd : NULL;
 
     for (size_t t = 0; t < T; t++)
         for (size_t i = 0; i < R; i++)
             x[t * R + i] = P(m, NL_T_WTE)[(size_t)tokens[t] * R + i] + P(m, NL_T_WPE)[t * R + i];
     for (size_t l = 0; l < L; l++) {
-        FN(norm_rows)(m, a, rstd, x, ln ? P(m, NL_T_LN1W) + l * C : NULL,
-                      ln ? P(m, NL_T_LN1B) + l * C : NULL, T);
+        FN(norm_rows)(m, a, rstd, x, PN(m, NL_T_LN1W, l * C), PN(m, NL_T_LN1B, l * C), T);
         FN(linear)(qkv, a, P(m, NL_T_QKVW) + l * 3 * C * R, P(m, NL_T_QKVB) + l * 3 * C, s, T,
                    R, 3 * C);
         FN(attention)(att, score, qkv, T, C, H);
@@ -150,8 +151,7 @@ int FN(nl_gpt2_logits)(const nl_gpt2 *m, const int *tokens, size_t T, REAL *logi
                    T, C, R);
         for (size_t k = 0; k < T * R; k++)
             x[k] += w[k];
-        FN(norm_rows)(m, a, rstd, x, ln ? P(m, NL_T_LN2W) + l * C : NULL,
-                      ln ? P(m, NL_T_LN2B) + l * C : NULL, T);
+        FN(norm_rows)(m, a, rstd, x, PN(m, NL_T_LN2W, l * C), PN(m, NL_T_LN2B, l * C), T);
         FN(linear)(h, a, P(m, NL_T_FCW) + l * 4 * C * R, P(m, NL_T_FCB) + l * 4 * C, s, T, R,
                    4 * C);
         for (size_t k = 0; k < T * 4 * C; k++)
@@ -161,11 +161,12 @@ int FN(nl_gpt2_logits)(const nl_gpt2 *m, const int *tokens, size_t T, REAL *logi
         for (size_t k = 0; k < T * R; k++)
             x[k] += w[k];
     }
-    FN(norm_rows)(m, a, rstd, x, ln ? P(m, NL_T_LNFW) : NULL, ln ? P(m, NL_T_LNFB) : NULL, T);
+    FN(norm_rows)(m, a, rstd, x, PN(m, NL_T_LNFW, 0), PN(m, NL_T_LNFB, 0), T);
     /* the first vocab_size rows of the head: llm.c's padding rows are never logits */
-    FN(linear)(logits, a, P(m, NL_T_HEADW), ln ? NULL : P(m, NL_T_HEADB), s, T, R, V);
+    FN(linear)(logits, a, P(m, NL_T_HEADW), PN(m, NL_T_HEADB, 0), s, T, R, V);
     nl_free(mem);
     return NL_OK;
 }
 
 #undef P
+#undef PN

@@ -36,7 +36,13 @@ typedef enum {
     NL_GPT2_LAYERNORM = 0, /* llm.c's model: every norm a LayerNorm with gamma, beta */
     NL_GPT2_RMSNORM = 1,   /* converted: parameter-free RMSNorm, width = channels */
     NL_GPT2_CRMSNORM = 2,  /* converted, Pre-CRMSNorm: width = channels - 1 */
+    NL_GPT2_RMSNORM_GAIN = 3, /* GPT-2 with RMSNorm in LayerNorm's place, trained so
+                                 (chapter 13): a gain per norm, no beta, the tied head */
 } nl_gpt2_norm;
+
+/* 1 when the model's head is its token embedding (llm.c's layout keeps the
+ * padded vocabulary then), 0 when it has a head of its own with a bias. */
+int nl_gpt2_tied(nl_gpt2_norm norm);
 
 /* The tensors in llm.c's order, then the converted model's own head. */
 typedef enum {
@@ -45,6 +51,9 @@ typedef enum {
     NL_T_LNFW, NL_T_LNFB, NL_T_HEADW, NL_T_HEADB, NL_GPT2_NTENSORS
 } nl_gpt2_tensor;
 
+/* llm.c's name of a tensor ("wte", "ln1w", ...; "headw", "headb"). */
+const char *nl_gpt2_tensor_name(nl_gpt2_tensor t);
+
 typedef struct {
     nl_gpt2_config cfg;
     nl_gpt2_norm norm;
@@ -52,7 +61,7 @@ typedef struct {
     int is_double;       /* tensors hold double (else float) */
     size_t width;        /* the residual stream's width: channels, or channels - 1 */
     size_t count[NL_GPT2_NTENSORS]; /* elements of each tensor; 0 = not in this model */
-    void *t[NL_GPT2_NTENSORS];      /* into mem; a LayerNorm model's head is wte */
+    void *t[NL_GPT2_NTENSORS];      /* into mem; a tied model's head is wte */
     void *mem;
 } nl_gpt2;
 
@@ -67,6 +76,10 @@ int nl_gpt2_check_config(const nl_gpt2_config *cfg);
 int nl_gpt2_alloc(nl_gpt2 *m, const nl_gpt2_config *cfg, nl_gpt2_norm norm, int deferred,
                   int is_double);
 void nl_gpt2_free(nl_gpt2 *m);
+/* An RMSNorm model with gains holding a LayerNorm model's weights, its
+ * betas dropped, in the same precision: the two norms on the same weights
+ * (chapter 13's tests). */
+int nl_gpt2_drop_betas(const nl_gpt2 *ln, nl_gpt2 *rms);
 /* A double copy of a float model, element for element (exact). */
 int nl_gpt2_to_double(const nl_gpt2 *src, nl_gpt2 *dst);
 /* A float copy of a double model, each element rounded to nearest. */

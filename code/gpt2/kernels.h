@@ -42,4 +42,33 @@ void nl_gpt2_matmul(const float *x, const float *wt, const float *b, size_t T, s
 void nl_gpt2_matmul_flashnorm(const float *x, const float *wt, const float *b, float eps,
                               size_t T, size_t k, size_t n, float *rstd, float *y);
 
+/* The norms of training (chapter 13), one row at a time over OpenMP
+ * threads: LayerNorm (ln = 1, with gamma and beta) or RMSNorm (gamma, or
+ * NULL for none), keeping what the backward needs: mean (LayerNorm only)
+ * and rstd per row. */
+void nl_gpt2_norm_forward(int ln, const float *x, const float *gamma, const float *beta,
+                          float eps, size_t rows, size_t d, float *y, float *mean, float *rstd);
+
+/* GELU in GPT-2's tanh form over n values, and d *= its derivative (the
+ * tanh's own derivative left out when tanh_term is 0: a planted mistake
+ * for the gradient check); vectorised, over OpenMP threads. */
+void nl_gpt2_gelu_forward(float *y, const float *x, size_t n);
+void nl_gpt2_gelu_backward(float *d, const float *x, size_t n, int tanh_term);
+
+/* C = beta C + op(A) op(B), row-major, op(A) M x K and op(B) K x N (the
+ * transpose when ta, tb), as cblas_sgemm: through BLAS where the build
+ * found one (gemm.c), else through nl_gpt2_matmul above, its rows split
+ * over OpenMP threads in blocks of whole register tiles (each row's sums
+ * then do not depend on the thread count).  Inside a parallel region it
+ * runs on the calling thread. */
+void nl_gpt2_gemm(int ta, int tb, size_t M, size_t N, size_t K, const float *A, size_t lda,
+                  const float *B, size_t ldb, float beta, float *C, size_t ldc);
+/* "cblas_sgemm of OpenBLAS 0.3.21 ..." (its configuration), or the
+ * fallback's name; and whether the build has BLAS at all. */
+const char *nl_gpt2_gemm_name(void);
+int nl_gpt2_gemm_blas(void);
+/* The threads BLAS uses outside parallel regions (OpenBLAS's own count,
+ * which its OpenMP build also takes from OpenMP). */
+void nl_gpt2_gemm_threads(int n);
+
 #endif

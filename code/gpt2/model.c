@@ -1,6 +1,6 @@
 /* model.c — the shape of a GPT-2 model: how many elements each tensor
- * has, for llm.c's LayerNorm model and for the converted one, and the
- * memory that holds them. */
+ * has, for llm.c's LayerNorm model, the RMSNorm model chapter 13 trains
+ * and the converted one, and the memory that holds them. */
 #include <string.h>
 
 #include "gpt2/gpt2.h"
@@ -14,6 +14,19 @@ static size_t mul(size_t a, size_t b, int *ok)
         return 0;
     }
     return a * b;
+}
+
+const char *nl_gpt2_tensor_name(nl_gpt2_tensor t)
+{
+    static const char *const name[NL_GPT2_NTENSORS] = {
+        "wte", "wpe", "ln1w", "ln1b", "qkvw", "qkvb", "attprojw", "attprojb", "ln2w", "ln2b",
+        "fcw", "fcb", "fcprojw", "fcprojb", "lnfw", "lnfb", "headw", "headb"};
+    return t >= 0 && t < NL_GPT2_NTENSORS ? name[t] : "?";
+}
+
+int nl_gpt2_tied(nl_gpt2_norm norm)
+{
+    return norm == NL_GPT2_LAYERNORM || norm == NL_GPT2_RMSNORM_GAIN;
 }
 
 int nl_gpt2_check_config(const nl_gpt2_config *c)
@@ -52,9 +65,8 @@ int nl_gpt2_counts(const nl_gpt2_config *cfg, nl_gpt2_norm norm, size_t width,
     size_t T = (size_t)cfg->max_seq_len;
     /* llm.c keeps the padded rows of wte; the converted model keeps the
      * vocabulary only, since its head is a matrix of its own */
-    size_t V = norm == NL_GPT2_LAYERNORM ? (size_t)cfg->padded_vocab_size
-                                         : (size_t)cfg->vocab_size;
-    int ln = norm == NL_GPT2_LAYERNORM;
+    int tied = nl_gpt2_tied(norm);
+    size_t V = tied ? (size_t)cfg->padded_vocab_size : (size_t)cfg->vocab_size;
     memset(count, 0, NL_GPT2_NTENSORS * sizeof count[0]);
     count[NL_T_WTE] = mul(V, R, &ok);
     count[NL_T_WPE] = mul(T, R, &ok);
@@ -66,10 +78,13 @@ int nl_gpt2_counts(const nl_gpt2_config *cfg, nl_gpt2_norm norm, size_t width,
     count[NL_T_FCB] = mul(L, mul(4, C, &ok), &ok);
     count[NL_T_FCPROJW] = mul(L, mul(R, mul(4, C, &ok), &ok), &ok);
     count[NL_T_FCPROJB] = mul(L, R, &ok);
-    if (ln) {
-        count[NL_T_LN1W] = count[NL_T_LN1B] = count[NL_T_LN2W] = count[NL_T_LN2B] =
-            mul(L, C, &ok);
-        count[NL_T_LNFW] = count[NL_T_LNFB] = C;
+    if (tied) { /* the norms keep their parameters: gamma, and LayerNorm's beta */
+        count[NL_T_LN1W] = count[NL_T_LN2W] = mul(L, C, &ok);
+        count[NL_T_LNFW] = C;
+        if (norm == NL_GPT2_LAYERNORM) {
+            count[NL_T_LN1B] = count[NL_T_LN2B] = count[NL_T_LN1W];
+            count[NL_T_LNFB] = C;
+        }
     } else {
         count[NL_T_HEADW] = mul(V, R, &ok);
         count[NL_T_HEADB] = V;
@@ -122,7 +137,7 @@ int nl_gpt2_alloc(nl_gpt2 *m, const nl_gpt2_config *cfg, nl_gpt2_norm norm, int 
         m->t[i] = m->count[i] ? p : NULL;
         p += m->count[i] * elem;
     }
-    if (norm == NL_GPT2_LAYERNORM)
+    if (nl_gpt2_tied(norm))
         m->t[NL_T_HEADW] = m->t[NL_T_WTE]; /* GPT-2's head is its embedding */
     return NL_OK;
 }
@@ -147,6 +162,22 @@ static int copy_model(const nl_gpt2 *src, nl_gpt2 *dst, int to_double)
             else
                 ((float *)dst->t[i])[k] = (float)v;
         }
+    return NL_OK;
+}
+
+int nl_gpt2_drop_betas(const nl_gpt2 *ln, nl_gpt2 *rms)
+{
+    if (ln->norm != NL_GPT2_LAYERNORM) {
+        nl_set_error("nl_gpt2_drop_betas: a LayerNorm model has betas to drop");
+        return NL_EARG;
+    }
+    int rc = nl_gpt2_alloc(rms, &ln->cfg, NL_GPT2_RMSNORM_GAIN, 0, ln->is_double);
+    if (rc)
+        return rc;
+    size_t elem = ln->is_double ? sizeof(double) : sizeof(float);
+    for (int i = 0; i < NL_GPT2_NTENSORS; i++)
+        if (rms->count[i] && i != NL_T_HEADW)
+            memcpy(rms->t[i], ln->t[i], rms->count[i] * elem);
     return NL_OK;
 }
 

@@ -1,14 +1,16 @@
 /* norm_kernels.c — the norms of the original and the converted GPT-2 in
- * float, for the bench (kernels.h says why they are plain C).  The forward
- * pass (forward_body.h) has its own generic copy for float and double; this
- * one is written for speed: one simd reduction per pass, one output pass. */
+ * float, for the bench and for training (kernels.h says why they are plain
+ * C).  The forward pass (forward_body.h) has its own generic copy for float
+ * and double; this one is written for speed: one simd reduction per pass,
+ * one output pass. */
 #include <math.h>
 
 #include "gpt2/kernels.h"
 
+/* mean and rstd, when given, keep each row's statistics for a backward. */
 NL_GPT2_CLONES
 static void ln_cloned(const float *x, const float *gamma, const float *beta, float eps,
-                      size_t rows, size_t d, float *y)
+                      size_t rows, size_t d, float *y, float *mean_out, float *rstd_out)
 {
     for (size_t r = 0; r < rows; r++) {
         const float *xr = x + r * d;
@@ -25,13 +27,17 @@ static void ln_cloned(const float *x, const float *gamma, const float *beta, flo
 #pragma omp simd
         for (size_t i = 0; i < d; i++)
             yr[i] = (xr[i] - mean) * rstd * gamma[i] + beta[i];
+        if (mean_out) {
+            mean_out[r] = mean;
+            rstd_out[r] = rstd;
+        }
     }
 }
 
 void nl_gpt2_layernorm_c(const float *x, const float *gamma, const float *beta, float eps,
                          size_t rows, size_t d, float *y)
 {
-    ln_cloned(x, gamma, beta, eps, rows, d, y);
+    ln_cloned(x, gamma, beta, eps, rows, d, y, NULL, NULL);
 }
 
 /* The sum of squares, and the sum when `crms` asks for the dropped value. */
@@ -54,6 +60,39 @@ static inline void scale_row(const float *xr, float s, size_t width, float *yr)
 #pragma omp simd
     for (size_t i = 0; i < width; i++)
         yr[i] = xr[i] * s;
+}
+
+/* RMSNorm with a gain, keeping rstd: the RMSNorm GPT-2 that trains. */
+NL_GPT2_CLONES
+static void rms_gain_cloned(const float *x, const float *gamma, float eps, size_t rows,
+                            size_t d, float *y, float *rstd)
+{
+    for (size_t r = 0; r < rows; r++) {
+        const float *xr = x + r * d;
+        float *yr = y + r * d, s = rms_scale(xr, d, d, 0, eps);
+        rstd[r] = s;
+        if (!gamma) {
+            scale_row(xr, s, d, yr);
+            continue;
+        }
+#pragma omp simd
+        for (size_t i = 0; i < d; i++)
+            yr[i] = xr[i] * s * gamma[i];
+    }
+}
+
+void nl_gpt2_norm_forward(int ln, const float *x, const float *gamma, const float *beta,
+                          float eps, size_t rows, size_t d, float *y, float *mean, float *rstd)
+{
+    enum { BLOCK = 64 }; /* rows a thread takes at a time */
+#pragma omp parallel for schedule(static) if (rows > BLOCK)
+    for (size_t r0 = 0; r0 < rows; r0 += BLOCK) {
+        size_t n = rows - r0 < BLOCK ? rows - r0 : BLOCK;
+        if (ln)
+            ln_cloned(x + r0 * d, gamma, beta, eps, n, d, y + r0 * d, mean + r0, rstd + r0);
+        else
+            rms_gain_cloned(x + r0 * d, gamma, eps, n, d, y + r0 * d, rstd + r0);
+    }
 }
 
 NL_GPT2_CLONES

@@ -1,0 +1,84 @@
+/* optim.c — the two optimizers of chapter 13: SGD, whose one step the
+ * tests hold to p - lr g exactly, and AdamW (Loshchilov & Hutter,
+ * "Decoupled Weight Decay Regularization", ICLR 2019), as llm.c's
+ * train_gpt2.c gpt2_update writes it: bias-corrected moments, eps added
+ * to the root, the decay applied to the weight itself and not through the
+ * gradient.  Weight decay touches 2-D tensors only (nl_gpt2_decays). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpt2/train.h"
+#include "normlab.h"
+
+nl_optim nl_optim_default(nl_optim_kind kind, float lr, float weight_decay)
+{
+    /* betas as llm.c's train_gpt2.py passes them to torch.optim.AdamW */
+    return (nl_optim){.kind = kind, .lr = lr, .beta1 = 0.9f, .beta2 = 0.95f, .eps = 1e-8f,
+                      .weight_decay = weight_decay};
+}
+
+// @snippet train-adamw
+void nl_adamw_update(float *p, const float *g, float *m, float *v, size_t n, float lr,
+                     float beta1, float beta2, float eps, float wd, int t)
+{
+    /* the moments start at 0, so early ones are too small by 1 - beta^t */
+    float c1 = 1.0f - powf(beta1, (float)t), c2 = 1.0f - powf(beta2, (float)t);
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (size_t i = 0; i < n; i++) {
+        m[i] = beta1 * m[i] + (1.0f - beta1) * g[i];
+        v[i] = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
+        float mhat = m[i] / c1, vhat = v[i] / c2;
+        p[i] -= lr * (mhat / (sqrtf(vhat) + eps) + wd * p[i]);
+    }
+}
+// @end
+
+static void sgd_update(float *p, const float *g, size_t n, float lr, float wd)
+{
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (size_t i = 0; i < n; i++)
+        p[i] -= lr * (g[i] + wd * p[i]);
+}
+
+int nl_optim_step(nl_optim *o, nl_train *tr)
+{
+    nl_gpt2 *m = tr->m;
+    if (m->is_double) {
+        nl_set_error("the optimizers update a float model");
+        return NL_EARG;
+    }
+    size_t total = 0;
+    for (int i = 0; i < NL_GPT2_NTENSORS; i++)
+        total += m->count[i];
+    if (o->kind == NL_OPTIM_ADAMW && !o->mom) {
+        o->mom = calloc(2 * total, sizeof(float));
+        if (!o->mom) {
+            nl_set_error("no memory for AdamW's moments of %zu parameters", total);
+            return NL_ENOMEM;
+        }
+        o->vel = o->mom + total;
+        o->n = total;
+    }
+    o->t++;
+    size_t at = 0; /* the tensor's place in the moments, as in the model's memory */
+    for (int i = 0; i < NL_GPT2_NTENSORS; i++) {
+        size_t n = m->count[i];
+        if (!n)
+            continue;
+        float wd = nl_gpt2_decays((nl_gpt2_tensor)i) ? o->weight_decay : 0.0f;
+        if (o->kind == NL_OPTIM_SGD)
+            sgd_update(m->t[i], tr->g[i], n, o->lr, wd);
+        else
+            nl_adamw_update(m->t[i], tr->g[i], o->mom + at, o->vel + at, n, o->lr, o->beta1,
+                            o->beta2, o->eps, wd, o->t);
+        at += n;
+    }
+    return NL_OK;
+}
+
+void nl_optim_free(nl_optim *o)
+{
+    free(o->mom);
+    o->mom = o->vel = NULL;
+}
