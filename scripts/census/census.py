@@ -688,6 +688,11 @@ def census_one(mt):
             dl.append(f"{lf}={forms['']}")
         elif forms:
             dl += [f"{lf}#{v}={form}" for v, form in sorted(forms.items())]
+        else:
+            # Said in the row, and no count expected of the reader without it.
+            rec["absent"] = [a for a in rec["absent"] if a["drop"] != lf]
+            rec.setdefault("underived", []).append(
+                f"how the configuration class fills '{lf}' when a file leaves it out is not explained")
             dl += [f"{k}={v}" for k, v in sorted(popped.items()) if not any(x.startswith(k + "=") for x in dl)]
     # The class defaults of the fields the derived rules read in turn.
     more = set(re.findall(r"[A-Za-z_]\w*", " ".join(x.split("=", 1)[1] for x in dl))) & set(defaults)
@@ -698,14 +703,23 @@ def census_one(mt):
 
 
 def explain_periodic(idx, n, lkey, d):
-    """A count form for the layers idx of n, from the period fields of d:
-    %L/P/O (i % P == O), %!L/P/O (the others); O a field, 0, or -1 for
-    P - 1.  0 when none, the depth when all; None when no form fits."""
+    """A count form for the layers idx of n, from the fields of d: ^L/K (the
+    first K), ^!L/K (the others), %L/P/O (i % P == O), %!L/P/O (the others);
+    O a field, 0, or -1 for P - 1.  0 when none, the depth when all; None
+    when no form fits."""
     if not idx:
         return "0"
     if len(idx) == n:
         return lkey or str(n)
     ints = int_fields(d)
+    # The first K layers (first_k_dense_replace): ^L/K, the others ^!L/K.
+    for k, v in ints.items():
+        if re.search(r"first|dense_replace|num_dense", k):
+            first = set(range(min(v, n)))
+            if set(idx) == first:
+                return f"^{lkey or n}/{k}"
+            if set(idx) == set(range(n)) - first:
+                return f"^!{lkey or n}/{k}"
     periods = [k for k in ints if re.search(r"period|interval|every|freq|step|ratio", k)]
     # A period the class hard-codes, where no field holds one.
     periods += [str(k) for k in range(2, 9)]
@@ -790,6 +804,18 @@ def formula(groups):
     return "; ".join(parts)
 
 
+def eps_apart(groups, main):
+    """Norms whose eps is not read from the row's eps key (DeepSeek-V3's
+    q_a_layernorm and kv_a_layernorm keep their class's 1e-6 whatever
+    rms_norm_eps says): one clause naming them, or none."""
+    apart = {}
+    for g in groups:
+        if g["eps"] is not None and g["eps_key"] != main["eps_key"]:
+            apart.setdefault((g["eps_key"], g["eps"]), []).append(g["where"].rsplit(".", 1)[-1])
+    return [f"eps: {', '.join(sorted(set(names)))} read {key or 'no key'} ({eps:g}), not {main['eps_key'] or 'the default'}"
+            for (key, eps), names in sorted(apart.items(), key=str)]
+
+
 def varied_text(r):
     """"builds=N; field:K,...": how many builds the widths were fitted over,
     and in how many of them each field a width formula reads was varied."""
@@ -813,7 +839,7 @@ def write_def(recs, path):
             kind = main["kind"]
             tog = " | ".join(",".join(f"{k}={json.dumps(v)}" for k, v in t["when"]) + f" -> {formula(t['groups'])}"
                              for t in r["toggles"])
-            why = "; ".join(r.get("failures", [])[:2])
+            why = "; ".join(r.get("failures", [])[:2] + r.get("underived", []) + eps_apart(r["groups"], main))
             if len(kinds) > 1:
                 why = (why + "; " if why else "") + "kinds: " + ",".join(sorted(kinds))
             lines.append(f"NL_CENSUS_ROW({cstr(r['model_type'])}, {cstr(VERSION)}, {cstr(r['modeling_file'])}, "
@@ -834,6 +860,11 @@ def run_census(args):
     types = sorted(CONFIG_MAPPING_NAMES)
     if args.only:
         types = [t for t in types if t in args.only.split(",")]
+    shard = None
+    if args.shard:
+        k, n = (int(x) for x in args.shard.split("/"))
+        types = types[k::n]
+        shard = f"build/census/census-shard-{k}.json"
     recs = []
     # --only redoes those rows and keeps the others of the last full run.
     kept = []
@@ -858,8 +889,16 @@ def run_census(args):
               flush=True)
     recs = sorted(recs + kept, key=lambda r: r["model_type"])
     os.makedirs("build/census", exist_ok=True)
+    if shard:
+        with open(shard, "w") as f:
+            json.dump({"rows": recs}, f, default=str)
+        return
     with open("build/census/census.json", "w") as f:
         json.dump({"transformers": VERSION, "torch": torch.__version__, "rows": recs}, f, indent=1, default=str)
+    write_outputs(recs)
+
+
+def write_outputs(recs):
     write_def(recs, "code/config/census.def")
     os.makedirs("tests/fixtures/census", exist_ok=True)
     with open("tests/fixtures/census/small.jsonl", "w") as f:
@@ -940,7 +979,23 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", help="comma-separated model_types (default: all)")
     ap.add_argument("--real", help="measure the real configs in this folder instead")
+    ap.add_argument("--shard", help="K/N: only every N-th model_type from the K-th, into a shard of its own")
+    ap.add_argument("--merge", type=int, help="N: merge the N shards and write the outputs")
+    ap.add_argument("--rewrite", action="store_true",
+                    help="write census.def and small.jsonl again from build/census/census.json, building nothing")
     args = ap.parse_args()
+    if args.merge:
+        # The shards of one run (--shard K/N, run side by side) into one table.
+        recs = []
+        for k in range(args.merge):
+            recs += json.load(open(f"build/census/census-shard-{k}.json"))["rows"]
+        recs.sort(key=lambda r: r["model_type"])
+        with open("build/census/census.json", "w") as f:
+            json.dump({"transformers": VERSION, "torch": torch.__version__, "rows": recs}, f, indent=1, default=str)
+        args.rewrite = True
+    if args.rewrite:
+        write_outputs(json.load(open("build/census/census.json"))["rows"])
+        return
     torch.set_num_threads(1)
     transformers.logging.set_verbosity_error()
     if args.real:
