@@ -20,7 +20,18 @@
  *                           with the value set gives what transformers built;
  *   placement_rows          placement.def's labels, and the families whose
  *                           modeling files fix it, as measured.
+ *   qwen3_moe_head_dim_is_its_own_field, glm4_moe_head_dim_is_its_own_field,
+ *   qwen3_next_without_layer_types   the traps of a census that matched each
+ *                           width once (tests/fixtures/configs/traps/): head_dim
+ *                           unlike hidden / heads, a per-layer list the
+ *                           configuration class derives; counts against
+ *                           transformers built from the same file;
+ *   every_width_formula_varied  each width formula was fitted over builds that
+ *                           varied every field it reads at least twice;
+ *   families_that_fall_to_the_guess  how many model_types have no measured and
+ *                           no hand-written row, and that their answer says so.
  * `make census-check` runs this suite alone. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +81,7 @@ START_TEST(small_configs)
     size_t len;
     char *text = nl_read_file(SMALL, (size_t)64 << 20, &len);
     ck_assert_msg(text, "%s: %s", SMALL, nl_last_error());
-    size_t lines = 0, bad = 0, unexplained = 0;
+    size_t lines = 0, bad = 0, unexplained = 0, absent_n = 0;
     char first[600] = "";
     for (char *line = text, *next; line && *line; line = next) {
         next = strchr(line, '\n');
@@ -111,6 +122,33 @@ START_TEST(small_configs)
         else if (cJSON_IsNumber(eps) && fabs(c.eps - eps->valuedouble) > 1e-12 * eps->valuedouble)
             snprintf(why, sizeof why, "eps %g (%s); the modules held %g", c.eps,
                      c.eps_key[0] ? c.eps_key : "default", eps->valuedouble);
+        /* The same config without a field the class derives (head_dim, a
+         * per-layer list): transformers still builds it, so the reader must
+         * count it, as built. */
+        const cJSON *absent = cJSON_GetObjectItemCaseSensitive(rec, "absent"), *a;
+        cJSON_ArrayForEach(a, absent) {
+            if (why[0])
+                break;
+            const char *drop = cJSON_GetObjectItemCaseSensitive(a, "drop")->valuestring;
+            const cJSON *ae = cJSON_GetObjectItemCaseSensitive(a, "expect");
+            cJSON *dcfg = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(rec, "config"), 1);
+            cJSON_DeleteItemFromObjectCaseSensitive(dcfg, drop);
+            char *djson = cJSON_PrintUnformatted(dcfg);
+            nl_config dc;
+            int drc = nl_config_parse(djson, strlen(djson), mt->valuestring, &dc);
+            double an = cJSON_GetObjectItemCaseSensitive(ae, "norm_layers")->valuedouble;
+            double ap = cJSON_GetObjectItemCaseSensitive(ae, "norm_params")->valuedouble;
+            if (drc != NL_OK)
+                snprintf(why, sizeof why, "without %s: not read (%s); transformers built %.0f norms", drop,
+                         nl_last_error(), an);
+            else if ((double)dc.norm_layers != an || (double)dc.norm_params != ap)
+                snprintf(why, sizeof why, "without %s: %zu norms, %zu parameters; transformers built %.0f, %.0f",
+                         drop, dc.norm_layers, dc.norm_params, an, ap);
+            absent_n++;
+            nl_config_free(&dc);
+            free(djson);
+            cJSON_Delete(dcfg);
+        }
         if (why[0]) {
             bad++;
             fprintf(stderr, "  census %s: %s\n", mt->valuestring, why);
@@ -123,9 +161,9 @@ START_TEST(small_configs)
         lines++;
     }
     free(text);
-    printf("census small configs: %zu of %zu reproduced; %zu with a group the census could not tie to a "
-           "field (counted by the fallback, and said so)\n", lines - bad - unexplained, lines - unexplained,
-           unexplained);
+    printf("census small configs: %zu of %zu reproduced, and %zu of them again without a field the "
+           "configuration class derives; %zu with a group the census could not tie to a field (counted by the "
+           "fallback, and said so)\n", lines - bad - unexplained, lines - unexplained, absent_n, unexplained);
     ck_assert_msg(lines > 100, "only %zu small configs", lines);
     ck_assert_msg(bad == 0, "%zu of %zu small configs not reproduced; first: %s", bad, lines, first);
 }
@@ -390,6 +428,192 @@ START_TEST(placement_rows)
 }
 END_TEST
 
+/* A file of tests/fixtures/configs/traps/, read, against transformers
+ * built from the same file (traps/census-expected.tsv, written by
+ * census.py --real).  The reader's config is left in *c. */
+#define TRAPS "tests/fixtures/configs/traps/"
+static void as_transformers_builds(const char *file, nl_config *c)
+{
+    FILE *f = fopen(TRAPS "census-expected.tsv", "r");
+    ck_assert_msg(f, "no " TRAPS "census-expected.tsv");
+    char line[1024], name[256], mt[128], norms[32];
+    unsigned long long params = 0, want_n = 0, want_p = 0;
+    int found = 0;
+    while (fgets(line, sizeof line, f))
+        if (line[0] != '#' && sscanf(line, "%255[^\t]\t%127[^\t]\t%31[^\t]\t%llu", name, mt, norms, &params) == 4 &&
+            strcmp(name, file) == 0) {
+            found = 1;
+            want_n = strtoull(norms, NULL, 10);
+            want_p = params;
+        }
+    fclose(f);
+    ck_assert_msg(found, "%s has no line in traps/census-expected.tsv", file);
+    char path[400];
+    snprintf(path, sizeof path, TRAPS "%s", file);
+    int rc = nl_config_read(path, c);
+    ck_assert_msg(rc == NL_OK, "%s: refused (%s); transformers builds it: %llu norms", file, nl_last_error(), want_n);
+    ck_assert_msg(c->norm_layers == want_n && c->norm_params == want_p,
+                  "%s: %zu norms, %zu parameters; transformers built %llu, %llu from the same file", file,
+                  c->norm_layers, c->norm_params, want_n, want_p);
+}
+
+static int has_width(const nl_config *c, size_t width)
+{
+    for (size_t g = 0; g < c->ngroups; g++)
+        if (c->groups[g].width == width)
+            return 1;
+    return 0;
+}
+
+/* head_dim 128 beside hidden 2048 / 32 heads = 64: the census's small
+ * build must not tie q_norm's width to the quotient. */
+START_TEST(qwen3_moe_head_dim_is_its_own_field)
+{
+    nl_config c;
+    as_transformers_builds("qwen3-moe-head-dim.json", &c);
+    ck_assert_msg(has_width(&c, 128) && !has_width(&c, 64), "q_norm and k_norm must be head_dim (128) wide, "
+                  "not hidden_size / num_attention_heads (64)");
+    nl_config_free(&c);
+}
+END_TEST
+
+/* The same trap in a second family: 96 heads of 128 over a 5120 stream
+ * (5120 / 96 is not even a whole number), QK-norms switched on. */
+START_TEST(glm4_moe_head_dim_is_its_own_field)
+{
+    nl_config c;
+    as_transformers_builds("glm4-moe-qk-norm.json", &c);
+    ck_assert_msg(has_width(&c, 128), "q_norm and k_norm must be head_dim (128) wide");
+    nl_config_free(&c);
+}
+END_TEST
+
+/* No layer_types: Qwen3NextConfig derives it from full_attention_interval,
+ * and the reader must do the same and say so. */
+START_TEST(qwen3_next_without_layer_types)
+{
+    nl_config c;
+    as_transformers_builds("qwen3-next-no-layer-types.json", &c);
+    ck_assert_msg(strstr(c.derived, "layer_types") && strstr(c.derived, "full_attention_interval"),
+                  "the answer does not name the rule it derived layer_types by: '%s'", c.derived);
+    nl_config_free(&c);
+}
+END_TEST
+
+/* The generator's own check: every width formula in the table was fitted
+ * over builds in which each field it reads was varied at least twice
+ * (census.def's last column, "builds=N; field:K,..."). */
+START_TEST(every_width_formula_varied)
+{
+    size_t n, formulas = 0, unexplained = 0, constant = 0, rows_ok = 0, rows_unexplained = 0, few_builds = 0;
+    size_t builds_hist[64] = {0};
+    const nl_census_row *rows = nl_census_rows(&n);
+    char first[300] = "";
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const nl_census_row *r = &rows[i];
+        if (strcmp(r->status, "ok") != 0)
+            continue;
+        rows_ok++;
+        ck_assert_msg(strncmp(r->varied, "builds=", 7) == 0, "%s: no record of the builds its widths were "
+                      "fitted over", r->model_type);
+        size_t builds = strtoul(r->varied + 7, NULL, 10);
+        builds_hist[builds < 63 ? builds : 63]++;
+        few_builds += builds < 3;
+        int row_unexplained = 0;
+        /* Each group: "COUNT x WIDTH[flags] : where". */
+        for (const char *g = r->groups; g && *g;) {
+            const char *x = strstr(g, " x ");
+            if (!x)
+                break;
+            const char *w = x + 3, *end = w + strcspn(w, " ~&!;");
+            formulas++;
+            if (*w == '?') {
+                unexplained++;
+                row_unexplained = 1;
+            } else if (strspn(w, "0123456789") == (size_t)(end - w)) {
+                constant++;
+            } else {
+                for (const char *p = w; p < end;) {
+                    size_t len = 0;
+                    while (p + len < end && (isalnum((unsigned char)p[len]) || p[len] == '_'))
+                        len++;
+                    if (len && !isdigit((unsigned char)*p)) {
+                        char key[96];
+                        snprintf(key, sizeof key, " %.*s:", (int)len, p);
+                        const char *at = strstr(r->varied, key);
+                        if (!at) {
+                            snprintf(key, sizeof key, ",%.*s:", (int)len, p);
+                            at = strstr(r->varied, key);
+                        }
+                        size_t k = at ? strtoul(at + strlen(key), NULL, 10) : 0;
+                        if (k < 2) {
+                            fprintf(stderr, "  width %s: %.*s reads %.*s, varied in %zu builds\n", r->model_type,
+                                    (int)(end - w), w, (int)len, p, k);
+                            if (!bad++)
+                                snprintf(first, sizeof first, "%s: width %.*s, field %.*s varied in %zu builds",
+                                         r->model_type, (int)(end - w), w, (int)len, p, k);
+                        }
+                    }
+                    p += len ? len : 1;
+                }
+            }
+            const char *semi = strstr(g, "; ");
+            g = semi ? semi + 2 : NULL;
+        }
+        rows_unexplained += row_unexplained;
+    }
+    size_t median = 0;
+    for (size_t seen = 0; median < 63 && (seen += builds_hist[median]) * 2 < rows_ok;)
+        median++;
+    printf("census widths: %zu width formulas in %zu measured families, fitted over a median of %zu builds (%zu "
+           "families under 3: every varied build failed); %zu read config fields, every one varied in at least 2 "
+           "builds%s; %zu constants of the code; %zu widths (in %zu families) no field explains, which the reader "
+           "says and counts without\n", formulas, rows_ok, median, few_builds, formulas - unexplained - constant,
+           bad ? " except some" : "", constant, unexplained, rows_unexplained);
+    ck_assert_msg(bad == 0, "%zu width formulas read a field varied in fewer than 2 builds; first: %s", bad, first);
+}
+END_TEST
+
+/* model_types of transformers with no measured row and no hand-written
+ * one fall to the guess; the count is printed, and the answer says it is a
+ * guess and what it guessed from. */
+START_TEST(families_that_fall_to_the_guess)
+{
+    size_t n, guessed = 0;
+    const nl_census_row *rows = nl_census_rows(&n);
+    const nl_census_row *example = NULL;
+    static const char *const statuses[] = {"failed", "timeout", "no-norms", "delegates", "text-model-unmapped"};
+    size_t per[5] = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (nl_census_find(rows[i].model_type) || nl_family_find(rows[i].model_type))
+            continue;
+        guessed++;
+        if (!example && strcmp(rows[i].status, "failed") == 0)
+            example = &rows[i];
+        for (size_t k = 0; k < 5; k++)
+            per[k] += strcmp(rows[i].status, statuses[k]) == 0;
+    }
+    printf("census guess: %zu of %zu model_types of transformers %s fall to the guess: the build failed %zu, over "
+           "the time box %zu, no norm module %zu, language model in a row that was not measured %zu, "
+           "text model not mapped %zu\n", guessed, n, nl_census_rows_version(), per[0], per[1], per[2], per[3],
+           per[4]);
+    ck_assert_msg(example, "no failed row to try the guess on");
+    char text[300];
+    snprintf(text, sizeof text, "{\"model_type\": \"%s\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+             "\"rms_norm_eps\": 1e-06}", example->model_type);
+    nl_config c;
+    int rc = nl_config_parse(text, strlen(text), "guess.json", &c);
+    ck_assert_msg(rc == NL_OK, "not read: %s", nl_last_error());
+    ck_assert_msg(c.guessed && strcmp(c.answered_from, "guess") == 0, "%s: answered from %s", example->model_type,
+                  c.answered_from);
+    ck_assert_msg(c.note && strstr(c.note, "guess:") && strstr(c.note, "could not measure") &&
+                  strstr(c.note, "the eps key names RMS"), "the note does not say it guessed, why, and from "
+                  "what: %s", c.note ? c.note : "(none)");
+    nl_config_free(&c);
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("census");
@@ -402,6 +626,11 @@ Suite *nl_suite(void)
     tcase_add_test(tc, layers_line_names_the_counted_field);
     tcase_add_test(tc, enum_toggles);
     tcase_add_test(tc, placement_rows);
+    tcase_add_test(tc, qwen3_moe_head_dim_is_its_own_field);
+    tcase_add_test(tc, glm4_moe_head_dim_is_its_own_field);
+    tcase_add_test(tc, qwen3_next_without_layer_types);
+    tcase_add_test(tc, every_width_formula_varied);
+    tcase_add_test(tc, families_that_fall_to_the_guess);
     suite_add_tcase(s, tc);
     return s;
 }

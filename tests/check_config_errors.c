@@ -55,7 +55,7 @@ static const struct { const char *file, *key, *problem; } bad[] = {
     {FIX "bad/too-deep.json", "nested deeper than 100 levels at line 5", "nests a few"},
     {FIX "bad/text-config-string.json", "key 'text_config' is a string (\"llama\")", "expected an object"},
     {FIX "bad/text-config-array.json", "key 'text_config' is an array", "expected an object"},
-    {FIX "bad/heads-over-hidden.json", "num_attention_heads is 16, more than hidden size 8", "0 wide"},
+    {FIX "bad/heads-over-hidden.json", "num_attention_heads is 16, more than hidden_size 8", "0 wide"},
     {FIX "bad/census-cannot-count.json", "the census could not say which layers hold the norms encoder.block",
      "no hidden size under the usual names"},
     {FIX "bad", "is a directory", "give the config.json inside it"},

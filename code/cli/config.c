@@ -39,6 +39,10 @@ static void help(FILE *to)
 "             answered_from   \"census\" (measured by scripts/census from transformers'\n"
 "                             modules), \"table\" (a hand-written row: remote code)\n"
 "                             or \"guess\"\n"
+"             derived         fields the file leaves out that the count needed, as\n"
+"                             the configuration class derives them (measured by the\n"
+"                             census): \"head_dim = hidden_size/num_attention_heads\";\n"
+"                             null when none\n"
 "             placement       where the block's norms sit, measured by running the\n"
 "                             model (scripts/census/placement.py): \"pre\" x + F(N(x)),\n"
 "                             \"post\" x + N(F(x)), \"add\" N(x + F(x)), \"sandwich\" (pre\n"
@@ -135,7 +139,9 @@ static void print_text(const nl_config *c)
            c->source[0] ? ", " : "", c->source);
     printf("  answered from    %s\n", !strcmp(c->answered_from, "census") ? "the census (measured from transformers' modules)"
                                      : !strcmp(c->answered_from, "table") ? "the hand-written table"
-                                                                           : "a guess");
+                                                                           : "a guess (see the note)");
+    if (c->derived[0])
+        printf("                   not in the file, as the configuration class derives it: %s\n", c->derived);
     printf("  norm             %s, %s\n", nl_norm_name(c->shape.norm), variant(&c->shape));
     if (c->placement)
         printf("  placement        %s  (%s; measured by running the model)\n", c->placement, c->placement_roles);
@@ -181,6 +187,10 @@ static void print_json(const nl_config *c)
     cJSON_AddBoolToObject(o, "guessed", c->guessed);
     cJSON_AddStringToObject(o, "source", c->source);
     cJSON_AddStringToObject(o, "answered_from", c->answered_from);
+    if (c->derived[0])
+        cJSON_AddStringToObject(o, "derived", c->derived);
+    else
+        cJSON_AddNullToObject(o, "derived");
     if (c->placement) {
         cJSON_AddStringToObject(o, "placement", c->placement);
         cJSON_AddStringToObject(o, "placement_roles", c->placement_roles);

@@ -12,8 +12,8 @@
 #include "config/config_internal.h"
 
 #define NL_CENSUS_ROW(mt, ver, file, status, kind, w, b, off, ekey, edef, groups, toggles, aliases, \
-                      defaults, why)                                                                 \
-    {mt, ver, file, status, kind, w, b, off, ekey, edef, groups, toggles, aliases, defaults, why},
+                      defaults, why, varied)                                                         \
+    {mt, ver, file, status, kind, w, b, off, ekey, edef, groups, toggles, aliases, defaults, why, varied},
 
 static const nl_census_row rows[] = {
 #include "config/census.def"
@@ -23,6 +23,19 @@ const nl_census_row *nl_census_rows(size_t *count)
 {
     *count = sizeof rows / sizeof rows[0];
     return rows;
+}
+
+const char *nl_census_rows_version(void)
+{
+    return rows[0].transformers;
+}
+
+const nl_census_row *nl_census_row_of(const char *model_type)
+{
+    for (size_t i = 0; model_type && i < sizeof rows / sizeof rows[0]; i++)
+        if (strcmp(rows[i].model_type, model_type) == 0)
+            return &rows[i];
+    return NULL;
 }
 
 const nl_census_row *nl_census_find(const char *model_type)
@@ -57,7 +70,10 @@ typedef struct {
     const cJSON *lm;
     size_t hidden, layers;
     const char *layers_key;   /* the key num_layers came from, without text_config. */
-    int unexplained;          /* a group whose layers no config field singles out */
+    int unexplained;          /* a group whose layers or width no config field singles out */
+    int depth;                /* derived defaults evaluated inside one another */
+    char derived[240];        /* "head_dim = hidden_size/num_attention_heads; ...": the rules
+                                 applied for fields the file leaves out */
     char err[200];
 } eval_t;
 
@@ -68,29 +84,39 @@ static int eval_fail(eval_t *e, const char *fmt, const char *what, size_t n)
     return -1;
 }
 
-/* The row's recorded class default of a field ("a=1,b=2"), or -1; an
- * entry "a=@b" says the class also reads a as b (*alias, *alen). */
-static long row_default(const nl_census_row *r, const char *name, size_t n, const char **alias, size_t *alen)
+/* What the row recorded for a field a file leaves out ("a=1,b=@c,
+ * d=hidden_size/num_attention_heads"): a number, another spelling the
+ * class reads (alias), or an expression the class derives it by. */
+typedef struct {
+    long value;              /* -1: none */
+    const char *alias, *expr;
+    size_t alen, elen;
+} row_default_t;
+
+static void row_default(const nl_census_row *r, const char *name, size_t n, row_default_t *d)
 {
-    long found = -1;
+    *d = (row_default_t){-1, NULL, NULL, 0, 0};
     for (const char *p = r->defaults; p && *p;) {
         const char *eq = strchr(p, '=');
         if (!eq)
             break;
+        size_t vlen = strcspn(eq + 1, ",");
         if ((size_t)(eq - p) == n && memcmp(p, name, n) == 0) {
-            if (eq[1] == '@' && alias && !*alias) {
-                *alias = eq + 2;
-                *alen = strcspn(eq + 2, ",");
+            if (eq[1] == '@' && !d->alias) {
+                d->alias = eq + 2;
+                d->alen = vlen - 1;
+            } else if (strspn(eq + 1, "0123456789") == vlen && vlen > 0) {
+                d->value = strtol(eq + 1, NULL, 10);
             } else if (eq[1] != '@') {
-                found = strtol(eq + 1, NULL, 10);
+                d->expr = eq + 1;
+                d->elen = vlen;
             }
         }
-        const char *comma = strchr(eq, ',');
-        if (!comma)
+        p = eq + 1 + vlen;
+        if (*p != ',')
             break;
-        p = comma + 1;
+        p++;
     }
-    return found;
 }
 
 static const cJSON *field(const eval_t *e, const char *name, size_t n)
@@ -101,17 +127,6 @@ static const cJSON *field(const eval_t *e, const char *name, size_t n)
     memcpy(key, name, n);
     key[n] = '\0';
     return cJSON_GetObjectItemCaseSensitive(e->lm, key);
-}
-
-static int is_head_dim(const char *name, size_t n)
-{
-    return n == 8 && memcmp(name, "head_dim", 8) == 0;
-}
-
-static int is_kv_heads(const char *name, size_t n)
-{
-    return (n == 19 && memcmp(name, "num_key_value_heads", 19) == 0) ||
-           (n == 12 && memcmp(name, "num_kv_heads", 12) == 0);
 }
 
 /* The list a pattern string stands for (hybrid_override_pattern): the
@@ -142,11 +157,73 @@ static const char *alias_for(const eval_t *e, const char *list, size_t n, const 
 }
 
 static int value_of(eval_t *e, const char *name, size_t n, size_t *out);
+static int expr(eval_t *e, const char **pp, size_t *out);
+
+/* A rule applied for a field the file leaves out, once, for the "answered
+ * from" line. */
+static void note_rule(eval_t *e, const char *rule)
+{
+    if (strstr(e->derived, rule))
+        return;
+    size_t used = strlen(e->derived);
+    snprintf(e->derived + used, sizeof e->derived - used, "%s%s", used ? "; " : "", rule);
+}
+
+/* A field the file leaves out, as the configuration class derives it: the
+ * census's expression ("hidden_size/num_attention_heads") on the file's own
+ * numbers.  The rule goes into e->derived, once, for the "answered from"
+ * line. */
+static int derived(eval_t *e, const char *name, size_t n, const char *text, size_t tn, size_t *out)
+{
+    char buf[160];
+    if (tn >= sizeof buf || e->depth > 4)
+        return eval_fail(e, "the census's default for '%.*s' cannot be evaluated", name, n);
+    memcpy(buf, text, tn);
+    buf[tn] = '\0';
+    const char *p = buf;
+    e->depth++;
+    int rc = expr(e, &p, out);
+    e->depth--;
+    if (rc < 0)
+        return -1;
+    if (*p != '\0')
+        return eval_fail(e, "bad census default for '%.*s'", name, n);
+    const char *slash = strchr(buf, '/');
+    if (*out == 0 && slash && !strchr(buf, '%')) {
+        size_t a, b;
+        const char *q = buf;
+        if (value_of(e, buf, (size_t)(slash - buf), &a) == 0 && value_of(e, slash + 1, strlen(slash + 1), &b) == 0)
+            snprintf(e->err, sizeof e->err, "%s is %zu, more than %.*s %zu: %.*s, which the file leaves out, "
+                     "would be 0 wide", slash + 1, b, (int)(slash - q), q, a, (int)n, name);
+        return -1;
+    }
+    char rule[200];
+    const char *hash = memchr(name, '#', n);
+    const char *per = strchr(buf, '/'), *off = per ? strchr(per + 1, '/') : NULL;
+    if (hash && buf[0] == '%' && off) {
+        /* "layer_types#full_attention" and "%L/P/-1", said as the class's rule. */
+        int plen = (int)(off - per - 1);
+        char offset[96];
+        if (strcmp(off + 1, "-1") == 0)
+            snprintf(offset, sizeof offset, "%.*s - 1", plen, per + 1);
+        else
+            snprintf(offset, sizeof offset, "%s", off + 1);
+        snprintf(rule, sizeof rule, "%.*s[i] = %.*s where i %% %.*s %s %s", (int)(hash - name), name,
+                 (int)(name + n - hash - 1), hash + 1, plen, per + 1, buf[1] == '!' ? "!=" : "==", offset);
+    } else if (hash && buf[0] == '^' && per) {
+        snprintf(rule, sizeof rule, "%.*s[i] = %.*s %s the first %s layers", (int)(hash - name), name,
+                 (int)(name + n - hash - 1), hash + 1, buf[1] == '!' ? "after" : "in", per + 1);
+    } else {
+        snprintf(rule, sizeof rule, "%.*s = %s", (int)n, name, buf);
+    }
+    note_rule(e, rule);
+    return 0;
+}
 
 /* An integer field, the length of a list field, or, when the file leaves
- * it out, what the configuration class does then: head_dim is
- * hidden / heads, key-value heads are the heads, anything else its
- * recorded default.  Mamba's dt rank "auto" is ceil(hidden / 16). */
+ * it out, what the configuration class does then, as the census measured
+ * it: its default, or the expression it derives the field by.  Mamba's
+ * dt rank "auto" is ceil(hidden / 16). */
 static int value_of(eval_t *e, const char *name, size_t n, size_t *out)
 {
     const cJSON *it = field(e, name, n);
@@ -170,11 +247,10 @@ static int value_of(eval_t *e, const char *name, size_t n, size_t *out)
         *out = strlen(pattern->valuestring);
         return 0;
     }
-    const char *alias = NULL;
-    size_t alen = 0;
-    long d = row_default(e->row, name, n, &alias, &alen);
-    if (alias && field(e, alias, alen))
-        return value_of(e, alias, alen, out);
+    row_default_t d;
+    row_default(e->row, name, n, &d);
+    if (d.alias && field(e, d.alias, d.alen))
+        return value_of(e, d.alias, d.alen, out);
     /* The hidden size and depth as read.c found them, under whichever
      * of their spellings the file uses (BLOOM's n_embed). */
     static const char *const hidden[] = {"hidden_size", "n_embd", "d_model", "n_embed", "dim", NULL};
@@ -187,23 +263,11 @@ static int value_of(eval_t *e, const char *name, size_t n, size_t *out)
         *out = e->layers;
         return 0;
     }
-    if (is_head_dim(name, n)) {
-        size_t h;
-        if (value_of(e, "num_attention_heads", 19, &h) < 0 || h == 0)
-            return -1;
-        if (h > e->hidden) {
-            snprintf(e->err, sizeof e->err, "num_attention_heads is %zu, more than hidden size %zu: each head "
-                     "would be 0 wide (and no head_dim key says otherwise)", h, e->hidden);
-            return -1;
-        }
-        *out = e->hidden / h;
-        return 0;
-    }
-    if (is_kv_heads(name, n))
-        return value_of(e, "num_attention_heads", 19, out);
-    if (d < 0)
+    if (d.expr)
+        return derived(e, name, n, d.expr, d.elen, out);
+    if (d.value < 0)
         return eval_fail(e, "no field '%.*s' and no recorded default", name, n);
-    *out = (size_t)d;
+    *out = (size_t)d.value;
     return 0;
 }
 
@@ -227,6 +291,41 @@ static int count_equal(eval_t *e, const char *name, size_t n, const char *v, siz
     }
     const cJSON *pat = NULL;
     const char *map = alias_for(e, name, n, &pat);
+    if (!map) {
+        /* The class's own default list, cut to the depth ("layer_types=[a|b|...]"). */
+        row_default_t whole;
+        row_default(e->row, name, n, &whole);
+        if (whole.expr && whole.expr[0] == '[') {
+            size_t i = 0;
+            for (const char *q = whole.expr + 1; q < whole.expr + whole.elen && *q != ']'; i++) {
+                size_t len = strcspn(q, "|]");
+                *out += i < e->layers && len == vn && memcmp(q, v, vn) == 0;
+                q += len + (q[len] == '|');
+            }
+            if (i < e->layers) {
+                snprintf(e->err, sizeof e->err, "no '%.*s' in the file, and its configuration class's default "
+                         "has %zu entries, fewer than the %zu layers (transformers refuses the file too)",
+                         (int)n, name, i, e->layers);
+                return -1;
+            }
+            char rule[120];
+            snprintf(rule, sizeof rule, "%.*s = the configuration class's default list", (int)n, name);
+            note_rule(e, rule);
+            return 0;
+        }
+        /* What the configuration class writes into the list when the file
+         * has none ("layer_types#full_attention=%num_hidden_layers/P/-1"). */
+        char key[160];
+        int kn = snprintf(key, sizeof key, "%.*s#%.*s", (int)n, name, (int)vn, v);
+        row_default_t d;
+        row_default(e->row, key, kn > 0 ? (size_t)kn : 0, &d);
+        if (d.expr)
+            return derived(e, key, (size_t)kn, d.expr, d.elen, out);
+        if (d.value >= 0) {
+            *out = (size_t)d.value;
+            return 0;
+        }
+    }
     if (!map)
         return eval_fail(e, "no per-layer list '%.*s' (nor a pattern string standing for it)", name, n);
     for (const char *c = pat->valuestring; *c; c++) {
@@ -269,7 +368,34 @@ static int unexplained(eval_t *e, const char *p)
                      strcspn(where, ";"));
 }
 
-/* One factor of a count: see census.py's explain_layers for the forms. */
+/* count operands "A/B[/C]" of a '^' or '%' form, each a number or a field;
+ * with `last`, a final "-1" (the last layer of each period) sets *last. */
+static int operands(eval_t *e, const char *p, const char **pp, size_t *v, int count, int *last)
+{
+    for (int k = 0; k < count; k++) {
+        if (last && k == count - 1 && p[0] == '-' && p[1] == '1' && !isalnum((unsigned char)p[2])) {
+            *last = 1;
+            v[k] = 0;
+            p += 2;
+            break;
+        }
+        size_t n = ident_len(p);
+        if (n == 0)
+            return eval_fail(e, "bad census formula near '%.*s'", p, 20);
+        if (isdigit((unsigned char)*p))
+            v[k] = (size_t)strtoul(p, NULL, 10);
+        else if (value_of(e, p, n, &v[k]) < 0)
+            return -1;
+        p += n;
+        if (k < count - 1 && *p++ != '/')
+            return eval_fail(e, "bad census formula near '%.*s'", p, 20);
+    }
+    *pp = p;
+    return 0;
+}
+
+/* One factor of a count: see census.py's explain_layers and
+ * explain_periodic for the forms. */
 static int factor(eval_t *e, const char **pp, size_t *out)
 {
     const char *p = *pp;
@@ -309,25 +435,27 @@ static int factor(eval_t *e, const char **pp, size_t *out)
     }
     if (*p == '?')
         return unexplained(e, p);
-    if (*p == '%') {
+    if (*p == '^') {
+        /* ^L/K: the first K of L layers; ^!L/K: the others. */
         int negate = *++p == '!';
-        p += negate;
+        size_t v[2];
+        if (operands(e, p + negate, pp, v, 2, NULL) < 0)
+            return -1;
+        size_t first = v[1] < v[0] ? v[1] : v[0];
+        *out = negate ? v[0] - first : first;
+        return 0;
+    }
+    if (*p == '%') {
+        /* %L/P/O: the layers i < L with i % P == O; %!: the others. */
+        int negate = *++p == '!';
         size_t v[3];
-        for (int k = 0; k < 3; k++) {
-            size_t n = ident_len(p);
-            if (n == 0)
-                return eval_fail(e, "bad census formula near '%.*s'", p, 20);
-            if (isdigit((unsigned char)*p))
-                v[k] = (size_t)strtoul(p, NULL, 10);
-            else if (value_of(e, p, n, &v[k]) < 0)
-                return -1;
-            p += n;
-            if (k < 2 && *p++ != '/')
-                return eval_fail(e, "bad census formula near '%.*s'", p, 20);
-        }
-        *pp = p;
+        int last = 0;
+        if (operands(e, p + negate, pp, v, 3, &last) < 0)
+            return -1;
         if (v[1] == 0)
             return eval_fail(e, "period '%.*s' is zero", "", 0);
+        if (last)
+            v[2] = v[1] - 1;
         *out = 0;
         for (size_t i = 0; i < v[0]; i++)
             *out += (i % v[1] == v[2]) != negate;
@@ -397,6 +525,14 @@ static int eval_groups(eval_t *e, const char *text, nl_config *c, size_t *in_lay
             return eval_fail(e, "bad census formula near '%.*s'", p, 20);
         p += 3;
         const char *wtext = p;
+        if (*p == '?') {
+            /* A width no size field explained over the census's builds. */
+            e->unexplained = 1;
+            const char *where = strstr(p, " : ");
+            where = where ? where + 3 : p;
+            return eval_fail(e, "the census could not tie the width of the norms %.*s to a config field", where,
+                             strcspn(where, ";"));
+        }
         if (expr(e, &p, &width) < 0)
             return -1;
         if (width == 0 && count > 0)
@@ -575,10 +711,10 @@ int nl_census_count(const nl_census_row *r, const cJSON *lm, nl_config *c)
                                               "n_layers", NULL};
     for (size_t k = 0; c->num_layers == 0 && depth_names[k]; k++) {
         size_t n = strlen(depth_names[k]), depth;
-        const char *alias = NULL;
-        size_t alen = 0;
+        row_default_t d;
         /* Only the spellings this family's class has a default for. */
-        if (row_default(r, depth_names[k], n, &alias, &alen) < 0)
+        row_default(r, depth_names[k], n, &d);
+        if (d.value < 0)
             continue;
         if (value_of(&e, depth_names[k], n, &depth) == 0 && depth > 0) {
             c->num_layers = e.layers = depth;
@@ -619,6 +755,7 @@ int nl_census_count(const nl_census_row *r, const cJSON *lm, nl_config *c)
     }
     if (keep_names(c, names) < 0)
         return -1;
+    snprintf(c->derived, sizeof c->derived, "%s", e.derived);
     c->norm_layers = 0;
     for (size_t i = 0; i < c->ngroups; i++)
         c->norm_layers += c->groups[i].count;

@@ -122,11 +122,21 @@ typedef struct {
     const char *groups;    /* "COUNT x WIDTH[~ no bias][! no weight] : where; ..." */
     const char *toggles;   /* "field=true -> GROUPS | ..." */
     const char *aliases;   /* "list<pattern_property:letter=value,...; ..." */
-    const char *defaults;  /* "field=N,...": class defaults of the fields read */
+    const char *defaults;  /* "field=N,...": what a file without the field builds: the class
+                              default, or an expression the class derives it by
+                              ("head_dim=hidden_size/num_attention_heads"), or for a
+                              per-layer list the count of one value
+                              ("layer_types#full_attention=%num_hidden_layers/P/-1") */
     const char *why;       /* failures, or norms it could not classify */
+    const char *varied;    /* "builds=N; field:K,...": the builds the widths were fitted
+                              over, and in how many each field a width reads was varied */
 } nl_census_row;
 
 const nl_census_row *nl_census_rows(size_t *count);
+/* The transformers version the census measured ("5.23.0"). */
+const char *nl_census_rows_version(void);
+/* The row of a model_type whatever its status (a failed build included), or NULL. */
+const nl_census_row *nl_census_row_of(const char *model_type);
 /* The measured row for a model_type (status "ok"), or NULL. */
 const nl_census_row *nl_census_find(const char *model_type);
 nl_norm_shape nl_census_shape(const nl_census_row *r);

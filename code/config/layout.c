@@ -333,7 +333,13 @@ int nl_count_norms(const nl_family *fam, const cJSON *lm, const char *prefix, nl
     c->params_saved = nl_norm_params_saved(c->shape, c->groups, c->ngroups);
 
     c->model_params = 0;
-    if (fam->llama_like) {
+    /* A mixture of experts (Qwen3-MoE under Qwen3's row) has a whole-model
+     * count the dense arithmetic below does not give: no total then. */
+    static const char *const e_names[] = {"num_experts", "num_local_experts", "n_routed_experts",
+                                          "moe_num_experts", NULL};
+    size_t experts = 0;
+    int has_experts = nl_json_size(lm, e_names, prefix, &experts, NULL, 0) > 0 && experts > 1;
+    if (fam->llama_like && !has_experts) {
         /* Embedding, attention, gated MLP and norms, no biases: enough to
          * set the norms against the whole model. */
         static const char *const v_names[] = {"vocab_size", NULL};

@@ -63,9 +63,18 @@ static void note_guess(nl_config *c, const nl_family *g)
     const char *from = c->eps_is_default ? "no eps key to go on"
                        : g->shape.norm == NL_RMSNORM ? "the eps key names RMS"
                                                      : "the eps key does not name RMS";
-    if (c->model_type[0])
-        nl_note(c, "guess: model_type '%s' is in no family table; assumed %s (%s), "
-                   "2 norms per block and 1 final, all of hidden width", c->model_type, kind, from);
+    const nl_census_row *r = nl_census_row_of(c->model_type);
+    if (r && nl_census_find(c->model_type))
+        nl_note(c, "guess: the count, since the census's row could not make it (above): assumed 2 norms per "
+                   "block and 1 final, all of hidden width (the kind is the census's)");
+    else if (r)
+        nl_note(c, "guess: the census of transformers %s could not measure model_type '%s' (%s%s%s), and no "
+                   "family table has it; assumed %s (%s), 2 norms per block and 1 final, all of hidden width",
+                r->transformers, c->model_type, r->status, r->why[0] ? ": " : "", r->why, kind, from);
+    else if (c->model_type[0])
+        nl_note(c, "guess: model_type '%s' is in no family table and not in transformers %s; assumed %s (%s), "
+                   "2 norms per block and 1 final, all of hidden width", c->model_type,
+                nl_census_rows_version(), kind, from);
     else
         nl_note(c, "guess: no model_type; assumed %s (%s), 2 norms per block and 1 final, "
                    "all of hidden width", kind, from);

@@ -264,6 +264,9 @@ typedef struct {
     char  *note;                 /* how the count was made, what was assumed ("" if nothing) */
     char  *owned;                /* storage behind the group names of a census answer */
     char   source_text[192];     /* storage behind source for a census answer */
+    char   derived[240];         /* fields the file leaves out, as the configuration class
+                                    derives them ("head_dim = hidden_size/num_attention_heads"),
+                                    measured by the census; "" if none */
 } nl_config;
 
 /* Releases what the reader allocated in *c (safe on a zeroed or failed one). */

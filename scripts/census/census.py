@@ -33,6 +33,9 @@ import transformers
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES, CONFIG_MAPPING
 from transformers.models.auto import modeling_auto
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import widths  # noqa: E402
+
 VERSION = transformers.__version__
 
 # Sizes given distinct values, so that a norm's width names its field.
@@ -388,8 +391,9 @@ def describe(model, cfg, cfgd, hidden_key):
             failures.append(f"{n['path']} ({n['cls']}): {off}")
             kind, off = "unknown", False
         key = (stack, local, n["cls"], n["width"], n["weight"], n["bias"], kind, off, n["eps"], inner, ngroups)
-        g = groups.setdefault(key, {"layers": {}, "count": 0})
+        g = groups.setdefault(key, {"layers": {}, "count": 0, "paths": []})
         g["count"] += 1
+        g["paths"].append(n["path"])
         g["layers"][idx] = g["layers"].get(idx, 0) + 1
     rows = []
     for key, g in groups.items():
@@ -410,7 +414,8 @@ def describe(model, cfg, cfgd, hidden_key):
                 count = base if mult == 1 else "+".join(f"{mx}*{t}" for t in base.split("+"))
         rows.append({"count": count, "n": g["count"], "width": width_expr(width, cfgd, hidden_key),
                      "width_value": width, "cls": cls, "groups_of": ngroups, "kind": kind, "offset": off, "weight": weight,
-                     "bias": bias, "eps": eps, "where": (stack + ".*." + local) if stack else local})
+                     "bias": bias, "eps": eps, "where": (stack + ".*." + local) if stack else local,
+                     "paths": g["paths"]})
     rows.sort(key=lambda r: (-r["n"], r["where"]))
     return rows, failures
 
@@ -483,12 +488,63 @@ def census_one(mt):
         kw = ekw
     except Exception:
         marks = {}
+    # The fields the model reads while it is built; size fields it reads
+    # that the defaults leave unset (head_dim: None) get values of their own.
+    t_start = time.time()
+    with widths.Watch(cls_cfg) as watch:
+        build(cls_cfg, kw)
     cfgd = fields(cfg)
+    fixed = {n for names, _ in LAYERS for n in names} | set(marks.values())
+    # Other spellings (attribute_map: MPT's hidden_size is d_model) are read
+    # through the field they stand for.
+    fixed |= set(getattr(cls_cfg, "attribute_map", {}) or {})
+    have, unset = widths.size_fields(watch.names, cfgd, fixed)
+    taken = set(widths.ints(cfgd).values())
+    for k in unset:
+        v = widths.fresh_even(taken)
+        try:
+            build(cls_cfg, {**kw, k: v})
+        except TimeUp:
+            raise
+        except Exception:
+            continue
+        kw[k] = v
+        taken.add(v)
+        have.append(k)
+    cfg, model = build(cls_cfg, kw)
+    cfgd = fields(cfg)
+    have = [k for k in have if isinstance(cfgd.get(k), int) and not isinstance(cfgd.get(k), bool)]
     rows, failures = describe(model, cfg, cfgd, hk)
     if not rows:
         rec["status"] = "no-norms"
         return rec
+    # Each group's width fitted over builds with every size field varied.
+    order = [hk] + [n for names, _ in SIZES for n in names] + sorted(have)
+    builds, varied, kws = widths.measure(lambda k: build(cls_cfg, k), have, kw, cfgd, rows, order,
+                                         is_norm, norm_width, lambda: t_start + TIME_BOX * 0.4 - time.time())
+    rec["builds"] = builds
+    in_formulas = set().union(*(widths.fields_of(r["width"]) for r in rows if not r["width"].startswith("?")))
+    rec["varied"] = {k: varied.get(k, 0) for k in sorted(in_formulas)}
     defaults = cls_cfg().to_dict()
+    # What the class does when a file leaves out a field the widths read.
+    derived = {}
+    for k in sorted(in_formulas):
+        if time.time() > t_start + TIME_BOX * 0.55:
+            break
+        try:
+            absent = getattr(cls_cfg(**{a: b for a, b in kw.items() if a != k}), k, None)
+        except TimeUp:
+            raise
+        except Exception:
+            absent = "refused"
+        if absent == "refused" or (absent == defaults.get(k) and absent is not None):
+            continue
+        reading = [r for r in rows if k in widths.fields_of(r["width"])]
+        e, _ = widths.default_for(k, reading, lambda a: build(cls_cfg, a), [kw] + kws[:2], order,
+                                  is_norm, norm_width)
+        if e is not None:
+            derived[k] = e
+    rec["derived"] = derived
     for r in rows:
         k = next((marks[m] for m in marks if r["eps"] is not None and math.isclose(m, r["eps"], rel_tol=1e-9)),
                  "")
@@ -503,12 +559,33 @@ def census_one(mt):
     rec["small_counts"] = {"norm_layers": sum(r["n"] for r in rows),
                            "norm_params": sum(r["n"] * r["width_value"] * (int(r["weight"]) + int(r["bias"]))
                                               for r in rows)}
+    # The small config without each field whose absence the class fills in
+    # (head_dim, a per-layer list): what transformers builds from that file.
+    rec["absent"] = []
+    lists = set(re.findall(r"#(\w+)=", formula(rows)))
+    for k in sorted(set(derived) | lists):
+        if time.time() > t_start + TIME_BOX * 0.6:
+            break
+        src = {a: b for a, b in rec["small_config"].items() if a not in (k, "model_type")}
+        try:
+            acfg = cls_cfg(**src)
+            mcls = model_class_for(acfg)
+            with torch.device("meta"):
+                amodel = mcls(acfg)
+        except TimeUp:
+            raise
+        except Exception:
+            continue
+        norms = inventory(amodel, fields(acfg))
+        rec["absent"].append({"drop": k, "expect": {
+            "norm_layers": len(norms),
+            "norm_params": sum(x["width"] * (int(x["weight"]) + int(x["bias"])) for x in norms)}})
     # Toggles: every boolean flipped, every unset field set to 1 and 2,
     # every small integer (0-2) given the others; then each pair of those
     # that changed something, together.
     sig = signature(rows)
     toggles = []
-    deadline = time.time() + TIME_BOX / 2
+    deadline = t_start + TIME_BOX * 0.8
     alts = []
     for k, v in sorted(cfgd.items()):
         if NOT_STRUCTURAL.match(k) or k in kw:
@@ -528,6 +605,19 @@ def census_one(mt):
             raise
         except Exception:
             return None
+        # A group the base build has keeps its fitted width where that
+        # formula gives the toggled build's width.
+        fitted = {r["where"]: r["width"] for r in rows}
+        tints = int_fields(fields(tcfg))
+        base_value = {r["where"]: r["width_value"] for r in rows}
+        for r in trows:
+            e = fitted.get(r["where"], "")
+            if e and not e.startswith("?") and widths.evaluate(e, tints) == r["width_value"]:
+                r["width"] = e
+            elif e.startswith("?") and base_value[r["where"]] == r["width_value"]:
+                r["width"] = e
+            else:
+                r["width_fitted"] = False
         if signature(trows) == (sig if against is None else against):
             return None
         for r in trows:
@@ -557,6 +647,24 @@ def census_one(mt):
         if t and all(signature(t["groups"]) != signature(u["groups"]) for u in single):
             toggles.append(t)
     toggles.sort(key=lambda t: -len(t["when"]))
+    # A toggle that builds norms the base build has not (use_qk_norm): their
+    # widths fitted over varied builds of the toggled config too.
+    for t in toggles:
+        if all(g.get("width_fitted", True) for g in t["groups"]) or time.time() > t_start + TIME_BOX * 0.85:
+            continue
+        tkw = {**kw, **dict(t["when"])}
+        try:
+            tcfg, _ = build(cls_cfg, tkw)
+        except TimeUp:
+            raise
+        except Exception:
+            continue
+        new = [g for g in t["groups"] if not g.get("width_fitted", True)]
+        _, tv, _ = widths.measure(lambda k: build(cls_cfg, k), have, tkw, fields(tcfg), new, order,
+                                  is_norm, norm_width, lambda: t_start + TIME_BOX * 0.85 - time.time())
+        for k, v in tv.items():
+            if any(k in widths.fields_of(g["width"]) for g in new):
+                rec["varied"][k] = max(rec["varied"].get(k, 0), v) if k in rec["varied"] else v
     rec["toggles"] = toggles
     # The class defaults of the integer fields the formulas read: what the
     # code uses when a config.json leaves one out.
@@ -566,8 +674,64 @@ def census_one(mt):
     # Other spellings the class accepts for a field (attribute_map).
     amap = getattr(cls_cfg, "attribute_map", {}) or {}
     dl += [f"{n}=@{alias}" for alias, n in sorted(amap.items()) if n in names]
+    # Measured, not the class's constant: what a file without the field builds.
+    dl = [f"{n}={derived[n]}" if n in derived else x for x in dl for n in [x.split("=", 1)[0]]]
+    dl += [f"{n}={e}" for n, e in sorted(derived.items()) if not any(x.startswith(n + "=") for x in dl)]
+    # Per-layer lists the counts read, as the class derives them when absent.
+    lkey = next((k for names, _ in LAYERS for k in names if k in kw), "")
+    for lf in sorted(set(re.findall(r"#(\w+)=", text))):
+        if time.time() > t_start + TIME_BOX * 0.9:
+            break
+        need = set(re.findall(r"#" + lf + r"=([\w.-]+)", text))
+        forms, popped = widths.list_default(lf, cls_cfg, kw, lkey, explain_periodic, need)
+        if forms and "" in forms:
+            dl.append(f"{lf}={forms['']}")
+        elif forms:
+            dl += [f"{lf}#{v}={form}" for v, form in sorted(forms.items())]
+        else:
+            # Said in the row, and no count expected of the reader without it.
+            rec["absent"] = [a for a in rec["absent"] if a["drop"] != lf]
+            rec.setdefault("underived", []).append(
+                f"how the configuration class fills '{lf}' when a file leaves it out is not explained")
+            dl += [f"{k}={v}" for k, v in sorted(popped.items()) if not any(x.startswith(k + "=") for x in dl)]
+    # The class defaults of the fields the derived rules read in turn.
+    more = set(re.findall(r"[A-Za-z_]\w*", " ".join(x.split("=", 1)[1] for x in dl))) & set(defaults)
+    dl += [f"{n}={defaults[n]}" for n in sorted(more) if isinstance(defaults[n], int)
+           and not isinstance(defaults[n], bool) and not any(x.startswith(n + "=") for x in dl)]
     rec["defaults"] = ",".join(dl)
     return rec
+
+
+def explain_periodic(idx, n, lkey, d):
+    """A count form for the layers idx of n, from the fields of d: ^L/K (the
+    first K), ^!L/K (the others), %L/P/O (i % P == O), %!L/P/O (the others);
+    O a field, 0, or -1 for P - 1.  0 when none, the depth when all; None
+    when no form fits."""
+    if not idx:
+        return "0"
+    if len(idx) == n:
+        return lkey or str(n)
+    ints = int_fields(d)
+    # The first K layers (first_k_dense_replace): ^L/K, the others ^!L/K.
+    for k, v in ints.items():
+        if re.search(r"first|dense_replace|num_dense", k):
+            first = set(range(min(v, n)))
+            if set(idx) == first:
+                return f"^{lkey or n}/{k}"
+            if set(idx) == set(range(n)) - first:
+                return f"^!{lkey or n}/{k}"
+    periods = [k for k in ints if re.search(r"period|interval|every|freq|step|ratio", k)]
+    # A period the class hard-codes, where no field holds one.
+    periods += [str(k) for k in range(2, 9)]
+    offsets = [k for k in ints if "offset" in k] + ["0", "-1"]
+    for p in periods:
+        for o in offsets:
+            pv = int(p) if p.isdigit() else ints[p]
+            ov = pv - 1 if o == "-1" else int(o) if o == "0" else ints[o]
+            for want in (True, False):
+                if {i for i in range(n) if (i % pv == ov) == want} == set(idx):
+                    return f"%{'' if want else '!'}{lkey or n}/{p}/{o}"
+    return None
 
 
 def pattern_aliases(cls_cfg, cfg, cfgd):
@@ -640,13 +804,32 @@ def formula(groups):
     return "; ".join(parts)
 
 
+def eps_apart(groups, main):
+    """Norms whose eps is not read from the row's eps key (DeepSeek-V3's
+    q_a_layernorm and kv_a_layernorm keep their class's 1e-6 whatever
+    rms_norm_eps says): one clause naming them, or none."""
+    apart = {}
+    for g in groups:
+        if g["eps"] is not None and g["eps_key"] != main["eps_key"]:
+            apart.setdefault((g["eps_key"], g["eps"]), []).append(g["where"].rsplit(".", 1)[-1])
+    return [f"eps: {', '.join(sorted(set(names)))} read {key or 'no key'} ({eps:g}), not {main['eps_key'] or 'the default'}"
+            for (key, eps), names in sorted(apart.items(), key=str)]
+
+
+def varied_text(r):
+    """"builds=N; field:K,...": how many builds the widths were fitted over,
+    and in how many of them each field a width formula reads was varied."""
+    return f"builds={r.get('builds', 1)}; " + ",".join(f"{k}:{v}" for k, v in sorted(r.get("varied", {}).items()))
+
+
 def write_def(recs, path):
     lines = [
         "/* census.def — generated by scripts/census/census.py; do not edit.",
         f" * transformers {VERSION}, torch {torch.__version__}: each model built on the meta",
         " * device from a small configuration, its norm modules read off. */",
         "/* NL_CENSUS_ROW(model_type, transformers, modeling file, status, kind,",
-        " *     weight, bias, offset, eps key, eps default, groups, toggles, why) */",
+        " *     weight, bias, offset, eps key, eps default, groups, toggles, aliases, defaults, why,",
+        " *     varied: the builds each width formula was fitted over) */",
     ]
     for r in recs:
         st = r.get("status", "failed")
@@ -656,19 +839,19 @@ def write_def(recs, path):
             kind = main["kind"]
             tog = " | ".join(",".join(f"{k}={json.dumps(v)}" for k, v in t["when"]) + f" -> {formula(t['groups'])}"
                              for t in r["toggles"])
-            why = "; ".join(r.get("failures", [])[:2])
+            why = "; ".join(r.get("failures", [])[:2] + r.get("underived", []) + eps_apart(r["groups"], main))
             if len(kinds) > 1:
                 why = (why + "; " if why else "") + "kinds: " + ",".join(sorted(kinds))
             lines.append(f"NL_CENSUS_ROW({cstr(r['model_type'])}, {cstr(VERSION)}, {cstr(r['modeling_file'])}, "
                          f"\"ok\", {cstr(kind)}, {int(main['weight'])}, {int(main['bias'])}, {int(main['offset'])}, "
                          f"{cstr(main['eps_key'])}, {main['eps_default'] if main['eps_default'] else 0.0!r}, "
                          f"{cstr(formula(r['groups']))}, {cstr(tog)}, {cstr(r.get('aliases', ''))}, "
-                         f"{cstr(r.get('defaults', ''))}, {cstr(why)})")
+                         f"{cstr(r.get('defaults', ''))}, {cstr(why)}, {cstr(varied_text(r))})")
         else:
             lines.append(f"NL_CENSUS_ROW({cstr(r['model_type'])}, {cstr(VERSION)}, "
                          f"{cstr(r.get('modeling_file', ''))}, {cstr(st)}, \"\", 0, 0, 0, \"\", 0.0, \"\", \"\", "
                          f"{cstr(r.get('aliases', ''))}, \"\", "
-                         f"{cstr(r.get('why', ''))})")
+                         f"{cstr(r.get('why', ''))}, \"\")")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -677,6 +860,11 @@ def run_census(args):
     types = sorted(CONFIG_MAPPING_NAMES)
     if args.only:
         types = [t for t in types if t in args.only.split(",")]
+    shard = None
+    if args.shard:
+        k, n = (int(x) for x in args.shard.split("/"))
+        types = types[k::n]
+        shard = f"build/census/census-shard-{k}.json"
     recs = []
     # --only redoes those rows and keeps the others of the last full run.
     kept = []
@@ -701,15 +889,24 @@ def run_census(args):
               flush=True)
     recs = sorted(recs + kept, key=lambda r: r["model_type"])
     os.makedirs("build/census", exist_ok=True)
+    if shard:
+        with open(shard, "w") as f:
+            json.dump({"rows": recs}, f, default=str)
+        return
     with open("build/census/census.json", "w") as f:
         json.dump({"transformers": VERSION, "torch": torch.__version__, "rows": recs}, f, indent=1, default=str)
+    write_outputs(recs)
+
+
+def write_outputs(recs):
     write_def(recs, "code/config/census.def")
     os.makedirs("tests/fixtures/census", exist_ok=True)
     with open("tests/fixtures/census/small.jsonl", "w") as f:
         for r in recs:
             if r.get("status") == "ok":
                 f.write(json.dumps({"model_type": r["model_type"], "expect": r["small_counts"],
-                                    "eps": r["groups"][0]["eps"], "config": r["small_config"]},
+                                    "eps": r["groups"][0]["eps"], "absent": r.get("absent", []),
+                                    "config": r["small_config"]},
                                    default=str, sort_keys=True) + "\n")
 
 
@@ -782,7 +979,23 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", help="comma-separated model_types (default: all)")
     ap.add_argument("--real", help="measure the real configs in this folder instead")
+    ap.add_argument("--shard", help="K/N: only every N-th model_type from the K-th, into a shard of its own")
+    ap.add_argument("--merge", type=int, help="N: merge the N shards and write the outputs")
+    ap.add_argument("--rewrite", action="store_true",
+                    help="write census.def and small.jsonl again from build/census/census.json, building nothing")
     args = ap.parse_args()
+    if args.merge:
+        # The shards of one run (--shard K/N, run side by side) into one table.
+        recs = []
+        for k in range(args.merge):
+            recs += json.load(open(f"build/census/census-shard-{k}.json"))["rows"]
+        recs.sort(key=lambda r: r["model_type"])
+        with open("build/census/census.json", "w") as f:
+            json.dump({"transformers": VERSION, "torch": torch.__version__, "rows": recs}, f, indent=1, default=str)
+        args.rewrite = True
+    if args.rewrite:
+        write_outputs(json.load(open("build/census/census.json"))["rows"])
+        return
     torch.set_num_threads(1)
     transformers.logging.set_verbosity_error()
     if args.real:

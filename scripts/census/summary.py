@@ -44,7 +44,7 @@ def main():
     version = ""
     for r in rows(path):
         mt, version, mfile, st, kind, w, b, off, ekey, edef, groups = r[:11]
-        why = r[-1]
+        why = r[14] if len(r) > 14 else r[-1]
         status[st] += 1
         if st in ("failed", "timeout", "text-model-unmapped"):
             failures[why.split(":")[0]] += 1

@@ -44,6 +44,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < c.ngroups; i++) {
         widths += c.groups[i].count * c.groups[i].width;
         layers += c.groups[i].count;
+        /* A width derived from the file (hidden / heads) is never 0. */
+        if (c.groups[i].count && c.groups[i].width == 0)
+            BROKEN("no accepted norm is 0 wide");
     }
     if (layers != c.norm_layers || c.norm_params > 2 * widths || c.params_saved > widths)
         BROKEN("the groups add up to the norm layers and parameters");
