@@ -60,20 +60,21 @@ int nl_output_spills(size_t rows, size_t d);
                   float eps, size_t rows, size_t d, float *y)
 NL_DECLARE_KERNEL(layernorm_vec);
 NL_DECLARE_KERNEL(rmsnorm_vec);
-NL_DECLARE_KERNEL(layernorm_avx2);
-NL_DECLARE_KERNEL(rmsnorm_avx2);
-NL_DECLARE_KERNEL(layernorm_avx512);
-NL_DECLARE_KERNEL(rmsnorm_avx512);
-NL_DECLARE_KERNEL(layernorm_avx512_nt);
-NL_DECLARE_KERNEL(rmsnorm_avx512_nt);
-NL_DECLARE_KERNEL(layernorm_avx512_pf);
-NL_DECLARE_KERNEL(layernorm_avx512_shift);
-NL_DECLARE_KERNEL(layernorm_avx512_shift_pf);
-NL_DECLARE_KERNEL(layernorm_avx512_block);
-NL_DECLARE_KERNEL(rmsnorm_avx512_pf);
-NL_DECLARE_KERNEL(rmsnorm_avx512_block);
-NL_DECLARE_KERNEL(layernorm_neon);
-NL_DECLARE_KERNEL(rmsnorm_neon);
+/* The rungs of layernorm_rungs.h and rmsnorm_rungs.h at one width. */
+#define NL_DECLARE_RUNGS(isa)                                                 \
+    NL_DECLARE_KERNEL(layernorm_##isa);                                      \
+    NL_DECLARE_KERNEL(layernorm_##isa##_nt);                                 \
+    NL_DECLARE_KERNEL(layernorm_##isa##_pf);                                 \
+    NL_DECLARE_KERNEL(layernorm_##isa##_shift);                              \
+    NL_DECLARE_KERNEL(layernorm_##isa##_shift_pf);                           \
+    NL_DECLARE_KERNEL(layernorm_##isa##_block);                              \
+    NL_DECLARE_KERNEL(rmsnorm_##isa);                                        \
+    NL_DECLARE_KERNEL(rmsnorm_##isa##_nt);                                   \
+    NL_DECLARE_KERNEL(rmsnorm_##isa##_pf);                                   \
+    NL_DECLARE_KERNEL(rmsnorm_##isa##_block)
+NL_DECLARE_RUNGS(avx2);
+NL_DECLARE_RUNGS(avx512);
+NL_DECLARE_RUNGS(neon);
 NL_DECLARE_KERNEL(layernorm_best);
 NL_DECLARE_KERNEL(rmsnorm_best);
 
