@@ -20,6 +20,11 @@ static const char *const threaded[] = {
 #if defined(__x86_64__)
     "layernorm_bwd_stream_omp", "rmsnorm_bwd_stream_omp",
     "layernorm_bwd_skew_omp", "rmsnorm_bwd_skew_omp",
+    "layernorm_bwd_avx2_stream_omp", "rmsnorm_bwd_avx2_stream_omp",
+    "layernorm_bwd_avx2_skew_omp", "rmsnorm_bwd_avx2_skew_omp",
+#elif defined(__aarch64__)
+    "layernorm_bwd_neon_stream_omp", "rmsnorm_bwd_neon_stream_omp",
+    "layernorm_bwd_neon_skew_omp", "rmsnorm_bwd_neon_skew_omp",
 #endif
 };
 static const struct { size_t rows, d; } shapes[] = {

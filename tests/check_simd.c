@@ -233,18 +233,14 @@ START_TEST(constant_rows)
 }
 END_TEST
 
-/* The widths whose rungs this architecture compiles, by their names in
- * kernel names and in NORMLAB_ISA. */
-#if defined(__x86_64__)
-static const char *const widths[] = {"avx2", "avx512"};
-enum { NWIDTHS = 2 };
-#elif defined(__aarch64__)
-static const char *const widths[] = {"neon"};
-enum { NWIDTHS = 1 };
-#else
-static const char *const widths[] = {""}; /* none: the width tests run no loop */
-enum { NWIDTHS = 0 };
-#endif
+/* The widths this binary carries (nl_isa_widths), by their names in
+ * kernel names and in NORMLAB_ISA; test i runs at width i. */
+static const char *width_name(size_t i)
+{
+    const nl_isa *w;
+    ck_assert(i < nl_isa_widths(&w));
+    return nl_isa_name(w[i]);
+}
 
 /* var = the rung `norm` (layernorm_, rmsnorm_) + width i + `rung` (_nt,
  * ..., "" for the first rung), or skip when this CPU or NORMLAB_ISA cannot
@@ -253,7 +249,7 @@ enum { NWIDTHS = 0 };
     const nl_impl *var;                                                                   \
     do {                                                                                  \
         char name_[64];                                                                   \
-        snprintf(name_, sizeof name_, "%s%s%s", (norm), widths[i], (rung));               \
+        snprintf(name_, sizeof name_, "%s%s%s", (norm), width_name(i), (rung));         \
         var = nl_find_impl(name_);                                                        \
         ck_assert_msg(var, "%s is not registered: every width has every rung", name_);    \
         NL_SKIP_UNLESS_RUNS(var->name, var->requires, nl_impl_unavailable(var));          \
@@ -355,7 +351,7 @@ START_TEST(rung_shapes_give_the_same_bits)
     static const char *const names[] = {"layernorm_best", "rmsnorm_best"};
     RUNG_OR_SKIP(blk, "layernorm_", _i, "_block");
     (void)blk;
-    setenv("NORMLAB_ISA", widths[_i], 1);
+    setenv("NORMLAB_ISA", width_name((size_t)_i), 1);
     const size_t shapes[][2] = {{131, 8192}, {7, 1024}};
     for (size_t b = 0; b < 2; b++) {
         const nl_impl *best = nl_find_impl(names[b]);
@@ -378,7 +374,7 @@ START_TEST(rung_shapes_give_the_same_bits)
             size_t i = first_bit_difference(p.y, by_block, n);
             ck_assert_msg(i == n, "%s at NORMLAB_ISA=%s on %zux%zu: y[row %zu, col %zu] = %a "
                           "with the row rungs, %a with the block rungs: the two shapes must "
-                          "round alike", best->name, widths[_i], p.rows, p.d, i / p.d, i % p.d,
+                          "round alike", best->name, width_name((size_t)_i), p.rows, p.d, i / p.d, i % p.d,
                           (double)(i < n ? p.y[i] : 0.0f), (double)(i < n ? by_block[i] : 0.0f));
             nl_free(by_block);
             nl_problem_free(&p);
@@ -483,6 +479,8 @@ END_TEST
 
 Suite *nl_suite(void)
 {
+    const nl_isa *widths;
+    const int nw = (int)nl_isa_widths(&widths); /* test i: width i */
     Suite *s = suite_create("simd");
     TCase *tc = tcase_create("kernels");
     tcase_set_timeout(tc, 60);
@@ -495,10 +493,10 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, constant_rows, 0, NKERNELS);
     suite_add_tcase(s, tc);
     TCase *td = tcase_create("dispatch");
-    tcase_add_loop_test(td, streaming_heads_every_offset, 0, NWIDTHS);
-    tcase_add_loop_test(td, shifted_stats_redo_a_far_shift, 0, NWIDTHS);
-    tcase_add_loop_test(td, block_rungs_keep_their_rows_bits, 0, NWIDTHS);
-    tcase_add_loop_test(td, rung_shapes_give_the_same_bits, 0, NWIDTHS);
+    tcase_add_loop_test(td, streaming_heads_every_offset, 0, nw);
+    tcase_add_loop_test(td, shifted_stats_redo_a_far_shift, 0, nw);
+    tcase_add_loop_test(td, block_rungs_keep_their_rows_bits, 0, nw);
+    tcase_add_loop_test(td, rung_shapes_give_the_same_bits, 0, nw);
     tcase_add_test(td, normlab_isa_forces_each_path);
     suite_add_tcase(s, td);
     return s;

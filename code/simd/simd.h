@@ -20,6 +20,10 @@ typedef enum { NL_ISA_SCALAR = 0, NL_ISA_AVX2, NL_ISA_AVX512, NL_ISA_NEON } nl_i
 nl_isa nl_isa_active(void);
 const char *nl_isa_name(nl_isa isa);
 const char *nl_isa_unavailable(unsigned requires);
+/* The SIMD paths this binary carries, narrowest first: the widths the
+ * schedules (rmsnorm_rungs.h, ...) are compiled at, avx2 and avx512 on
+ * x86-64, neon on aarch64; their count. */
+size_t nl_isa_widths(const nl_isa **widths);
 
 /* rung_shape.c: the shape of fast rung the dispatchers take out of cache,
  * four rows a loop (block) or one row at a time (row), by CPU family as

@@ -7,6 +7,10 @@
  * inline functions over its own register type:
  *
  *   vf, vmask, VW        a vector of VW floats; the lanes a tail keeps
+ *   VF_MASKS_FREE        1 where a masked load with every lane kept costs
+ *                        what a plain one does (AVX-512's mask registers),
+ *                        so that a schedule may keep one code path for
+ *                        whole vectors and tails
  *   NL_VISA              the width's name in kernel names (avx2, ...)
  *   vf_zero, vf_set1     constants
  *   vf_load, vf_load_al  VW floats, from any address / a VW-aligned one

@@ -12,6 +12,7 @@
 enum { VW = 8 };
 typedef __m256 vf;
 typedef __m256i vmask;
+enum { VF_MASKS_FREE = 0 };
 
 NL_VINLINE vf vf_zero(void) { return _mm256_setzero_ps(); }
 NL_VINLINE vf vf_set1(float a) { return _mm256_set1_ps(a); }

@@ -11,6 +11,7 @@
 enum { VW = 16 };
 typedef __m512 vf;
 typedef __mmask16 vmask;
+enum { VF_MASKS_FREE = 1 };
 
 NL_VINLINE vf vf_zero(void) { return _mm512_setzero_ps(); }
 NL_VINLINE vf vf_set1(float a) { return _mm512_set1_ps(a); }

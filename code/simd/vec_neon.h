@@ -16,6 +16,7 @@
 enum { VW = 4 };
 typedef float32x4_t vf;
 typedef size_t vmask; /* the number of lanes kept */
+enum { VF_MASKS_FREE = 0 };
 
 NL_VINLINE vf vf_zero(void) { return vdupq_n_f32(0.0f); }
 NL_VINLINE vf vf_set1(float a) { return vdupq_n_f32(a); }
