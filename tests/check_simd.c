@@ -493,6 +493,7 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, constant_rows, 0, NKERNELS);
     suite_add_tcase(s, tc);
     TCase *td = tcase_create("dispatch");
+    tcase_set_timeout(td, 60); /* 131 x 8192 at each width; seconds under qemu */
     tcase_add_loop_test(td, streaming_heads_every_offset, 0, nw);
     tcase_add_loop_test(td, shifted_stats_redo_a_far_shift, 0, nw);
     tcase_add_loop_test(td, block_rungs_keep_their_rows_bits, 0, nw);

@@ -67,6 +67,11 @@ static cap_kind isa_cap(nl_isa *cap)
     return CAP_UNKNOWN;
 }
 
+nl_isa nl_isa_cpu(void)
+{
+    return cpu_widest();
+}
+
 nl_isa nl_isa_active(void)
 {
     nl_isa best = cpu_widest(), cap;

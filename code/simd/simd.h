@@ -18,6 +18,7 @@ typedef enum { NL_ISA_SCALAR = 0, NL_ISA_AVX2, NL_ISA_AVX512, NL_ISA_NEON } nl_i
  * set; why a kernel needing `requires` (NL_REQ_* bits) cannot run on this
  * CPU under that cap, or NULL. */
 nl_isa nl_isa_active(void);
+nl_isa nl_isa_cpu(void); /* the widest path this CPU runs, NORMLAB_ISA aside */
 const char *nl_isa_name(nl_isa isa);
 const char *nl_isa_unavailable(unsigned requires);
 /* The SIMD paths this binary carries, narrowest first: the widths the
