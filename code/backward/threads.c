@@ -124,27 +124,19 @@ int nl_bwd_chunked(nl_backward_fn fn, int fills, nl_norm norm, const float *x, c
  * SIMD the fused rung on each chunk of rows. */
 static nl_backward_fn filled_omp(nl_norm norm);
 
-int nl_layernorm_bwd_omp(const float *x, const float *gamma, const float *mean,
-                         const float *rstd, const float *dy, size_t rows, size_t d,
-                         float *dx, float *dgamma, float *dbeta)
-{
-    nl_backward_fn fast = filled_omp(NL_LAYERNORM);
-    if (fast)
-        return fast(x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);
-    return nl_bwd_chunked(nl_layernorm_bwd_best, 0, NL_LAYERNORM, x, gamma, mean, rstd, dy,
-                          rows, d, dx, dgamma, dbeta);
-}
-
-int nl_rmsnorm_bwd_omp(const float *x, const float *gamma, const float *mean,
-                       const float *rstd, const float *dy, size_t rows, size_t d,
-                       float *dx, float *dgamma, float *dbeta)
-{
-    nl_backward_fn fast = filled_omp(NL_RMSNORM);
-    if (fast)
-        return fast(x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);
-    return nl_bwd_chunked(nl_rmsnorm_bwd_best, 0, NL_RMSNORM, x, gamma, mean, rstd, dy,
-                          rows, d, dx, dgamma, dbeta);
-}
+/* The chunked reduction over `best` without SIMD: the same chunks, so the
+ * same bits for every thread count. */
+#define NL_BWD_OMP(name, norm, best)                                                      \
+    NL_DECLARE_BWD(name)                                                                  \
+    {                                                                                     \
+        nl_backward_fn fast = filled_omp(norm);                                           \
+        if (fast)                                                                         \
+            return fast(x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);            \
+        return nl_bwd_chunked(best, 0, norm, x, gamma, mean, rstd, dy, rows, d, dx,        \
+                              dgamma, dbeta);                                             \
+    }
+NL_BWD_OMP(layernorm_bwd_omp, NL_LAYERNORM, nl_layernorm_bwd_best)
+NL_BWD_OMP(rmsnorm_bwd_omp, NL_RMSNORM, nl_rmsnorm_bwd_best)
 
 /* The stream and skew rungs over threads: each thread's whole run of
  * chunks goes to one call, which fills their partials and carries its
