@@ -8,6 +8,7 @@
 #include "simd/avx2_util.h"
 #include "simd/vec.h"
 
+// @snippet vec-avx2
 #define NL_VISA avx2
 enum { VW = 8 };
 typedef __m256 vf;
@@ -40,5 +41,6 @@ NL_VINLINE float vf_sum(vf v) { return nl_hsum256(v); }
 
 NL_VINLINE void vf_ask_l2(const void *p) { _mm_prefetch((const char *)p, _MM_HINT_T1); }
 NL_VINLINE void vf_streams_done(void) { _mm_sfence(); }
+// @end
 
 #endif
