@@ -257,6 +257,8 @@ START_TEST(stream_rungs_keep_the_first_rungs_bits)
     snprintf(name, sizeof name, "%s_%s", base, rung);
     const nl_bwd_impl *im[2] = {nl_find_bwd_impl(base), nl_find_bwd_impl(name)};
     ck_assert_msg(im[0] && im[1], "%s or %s is not registered", base, name);
+    if (!nl_name_selected(base) || !nl_name_selected(name))
+        NL_SKIP("not selected by NL_IMPLS");
     NL_SKIP_UNLESS_RUNS(im[1]->name, im[1]->requires, nl_bwd_impl_unavailable(im[1]));
     const struct { size_t rows, d; } sizes[] = {{37, 1029}, {133, 8192}};
     for (size_t s = 0; s < 2; s++) {
@@ -335,6 +337,8 @@ START_TEST(backward_rung_shapes_give_the_same_bits)
     snprintf(skew, sizeof skew, "layernorm_bwd_%s_skew", width_name((size_t)_i));
     const nl_bwd_impl *width = nl_find_bwd_impl(skew);
     ck_assert_msg(width, "%s is not registered", skew);
+    if (!nl_name_selected(skew))
+        NL_SKIP("not selected by NL_IMPLS");
     NL_SKIP_UNLESS_RUNS(width->name, width->requires, nl_bwd_impl_unavailable(width));
     setenv("NORMLAB_ISA", width_name((size_t)_i), 1);
     static const nl_bwd_impl best[] = {

@@ -252,6 +252,8 @@ static const char *width_name(size_t i)
         snprintf(name_, sizeof name_, "%s%s%s", (norm), width_name(i), (rung));         \
         var = nl_find_impl(name_);                                                        \
         ck_assert_msg(var, "%s is not registered: every width has every rung", name_);    \
+        if (!nl_name_selected(name_))                                                     \
+            NL_SKIP("not selected by NL_IMPLS");                                          \
         NL_SKIP_UNLESS_RUNS(var->name, var->requires, nl_impl_unavailable(var));          \
     } while (0)
 

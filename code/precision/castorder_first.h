@@ -69,7 +69,7 @@ rms_row(nl_dtype dt, nl_cast cast, const uint16_t *x, const void *gamma, const v
         else if (cast == NL_CAST_GEMMA)
             out = vf_mul(xr, vf_add(one, vh_widen(dt, vh_load(w + i))));
         else /* llama, t5: round x*r to the dtype, multiply in the dtype */
-            out = vf_mul(vh_widen(dt, vh_narrow(dt, xr)), vh_widen(dt, vh_load(w + i)));
+            out = vf_mul(vh_round(dt, 0, xr), vh_widen(dt, vh_load(w + i)));
         vh_store(y + i, vh_narrow(dt, out));
     }
     for (; i < d; i++)

@@ -39,7 +39,7 @@ typedef struct { nl_half_fn block, split, f32stats; } rungs;
  * 4096x4096 and 256x1024), but for Llama's fp16 with AVX-512, where it
  * ties with f32stats out of cache (0.69-0.73 of copy for both) and
  * f32stats is the simpler. Where the block rungs were measured slower
- * (nl_rungs_active, AMD family 19h with AVX-512:
+ * (nl_rungs_active, AMD family 19h:
  * book/data/zen4-rungs-reference.csv), the rows go one at a time, by the
  * split rung (the pipe rung's arithmetic in the f32stats rung's two
  * passes), the fastest there, or within 0.01 of it, in every order and

@@ -295,7 +295,7 @@ step_with(nl_dtype dt, nl_cast cast, vf xv, vf wv, vf bv, affine t)
 {
     vf v = vf_mul(xv, t.a);
     if (cast == NL_CAST_LLAMA) /* round x*r to the dtype, multiply in the dtype */
-        v = vh_widen(dt, vh_narrow(dt, v));
+        v = vh_round(dt, 0, v);
     if (cast == NL_CAST_TORCH)
         v = vf_add(v, t.c);
     v = vf_mul(v, wv);
@@ -403,7 +403,7 @@ rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const voi
         prefetch_next(next, i);
         vf xr = vf_mul(load_upto(dt, x + i, VW), vinv);
         if (cast == NL_CAST_LLAMA) /* round x*r to the dtype, multiply in the dtype */
-            xr = vh_widen(dt, vh_narrow_out(dt, hw, xr));
+            xr = vh_round(dt, hw, xr);
         vf out = vf_mul(xr, weight(dt, cast != NL_CAST_GEMMA, w, i, VW));
         put(nt, y + i, vh_narrow_out(dt, hw, out));
     }
@@ -411,7 +411,7 @@ rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const voi
         size_t n = d - i;
         vf xr = vf_mul(load_upto(dt, x + i, n), vinv);
         if (cast == NL_CAST_LLAMA)
-            xr = vh_widen(dt, vh_narrow(dt, xr));
+            xr = vh_round(dt, 0, xr);
         vf out = vf_mul(xr, weight(dt, cast != NL_CAST_GEMMA, w, i, n));
         vh_store_n(y + i, n, vh_narrow(dt, out));
     }

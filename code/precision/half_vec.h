@@ -17,6 +17,12 @@
  *                            one-instruction bf16 narrowing where `hw` and
  *                            the ISA has one (AVX-512 BF16), else vh_narrow
  *   vh_hw_here()             whether this CPU has that instruction
+ *   vh_round(dt, hw, v)      v rounded to the dtype and back to fp32 (the
+ *                            Llama order's inner rounding): vh_widen of
+ *                            vh_narrow_out, or the same bits without the
+ *                            trip through 16-bit lanes where that is
+ *                            cheaper (bf16: round in the 32-bit lane and
+ *                            clear its low half)
  *   vd, vd_zero, vd_sum      double lanes (VW / 2 of them), their sum
  *   vd_add_halves(acc, v)    acc + (the low VW / 2 lanes of v + the high
  *                            ones), in double

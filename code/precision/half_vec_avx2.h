@@ -37,19 +37,28 @@ NL_VINLINE vf vh_widen(nl_dtype dt, vh h)
     return _mm256_cvtph_ps(h);
 }
 
+/* Each lane of v rounded to bf16 in place, to nearest even, its kept half
+ * in the top 16 bits (the low half is garbage but for ties' carries): add
+ * just under half of what is dropped, plus the kept part's low bit. A NaN
+ * lane must not round (a carry could make it Inf): one unordered compare
+ * finds any, and only then are they blended to their top bits, quieted. */
+NL_VINLINE __m256i bf16_rounded_lanes(vf v)
+{
+    __m256i u = _mm256_castps_si256(v);
+    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(odd, _mm256_set1_epi32(NL_BF16_HALF)));
+    __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+    if (__builtin_expect(!_mm256_testz_ps(nan, nan), 0))
+        r = _mm256_blendv_epi8(r, _mm256_or_si256(u, _mm256_set1_epi32(NL_BF16_QUIET << 16)),
+                               _mm256_castps_si256(nan));
+    return r;
+}
+
 NL_VINLINE vh vh_narrow(nl_dtype dt, vf v)
 {
     if (dt == NL_DT_F16)
         return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256i u = _mm256_castps_si256(v);
-    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-    __m256i r = _mm256_srli_epi32(
-        _mm256_add_epi32(u, _mm256_add_epi32(odd, _mm256_set1_epi32(NL_BF16_HALF))), 16);
-    /* NaN lanes: |u| > Inf's bits, compared as signed ints (|u| < 2^31) */
-    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)),
-                                     _mm256_set1_epi32(0x7f800000));
-    __m256i q = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(NL_BF16_QUIET));
-    r = _mm256_blendv_epi8(r, q, nan);
+    __m256i r = _mm256_srli_epi32(bf16_rounded_lanes(v), 16);
     /* 8 x 32 -> 8 x 16: packus works within 128-bit halves; join them */
     __m256i p = _mm256_packus_epi32(r, r);
     return _mm256_castsi256_si128(_mm256_permute4x64_epi64(p, 0x08));
@@ -60,6 +69,17 @@ NL_VINLINE vh vh_narrow_out(nl_dtype dt, int hw, vf v)
 {
     (void)hw;
     return vh_narrow(dt, v);
+}
+
+/* bf16 rounded in place: the lanes rounded, then their low half cleared
+ * instead of packed and widened again. */
+NL_VINLINE vf vh_round(nl_dtype dt, int hw, vf v)
+{
+    (void)hw;
+    if (dt == NL_DT_F16)
+        return vh_widen(dt, vh_narrow(dt, v));
+    return _mm256_castsi256_ps(
+        _mm256_and_si256(bf16_rounded_lanes(v), _mm256_set1_epi32((int)0xffff0000u)));
 }
 NL_VINLINE int vh_hw_here(void) { return 0; }
 #define HALF_HW_ROWS(tag) NULL /* no bf16 instructions at this width */

@@ -53,6 +53,21 @@ NL_VINLINE vh vh_narrow_out(nl_dtype dt, int hw, vf v)
     (void)hw;
     return vh_narrow(dt, v);
 }
+
+/* bf16 rounded in place: the integer trick, then the low half cleared
+ * instead of narrowed and widened again (a NaN keeps its bits, quieted). */
+NL_VINLINE vf vh_round(nl_dtype dt, int hw, vf v)
+{
+    (void)hw;
+    if (dt == NL_DT_F16)
+        return vh_widen(dt, vh_narrow(dt, v));
+    uint32x4_t u = vreinterpretq_u32_f32(v);
+    uint32x4_t odd = vandq_u32(vshrq_n_u32(u, 16), vdupq_n_u32(1));
+    uint32x4_t r = vaddq_u32(u, vaddq_u32(odd, vdupq_n_u32(NL_BF16_HALF)));
+    uint32x4_t nan = vcgtq_u32(vandq_u32(u, vdupq_n_u32(0x7fffffff)), vdupq_n_u32(0x7f800000));
+    uint32x4_t q = vorrq_u32(u, vdupq_n_u32(NL_BF16_QUIET << 16));
+    return vreinterpretq_f32_u32(vandq_u32(vbslq_u32(nan, q, r), vdupq_n_u32(0xffff0000u)));
+}
 NL_VINLINE int vh_hw_here(void) { return 0; }
 #define HALF_HW_ROWS(tag) NULL /* no bf16 instructions at this width */
 

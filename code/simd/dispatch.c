@@ -5,7 +5,7 @@
  *
  * Every width runs the same schedules (rmsnorm_rungs.h, layernorm_rungs.h),
  * and the fast rung's shape is the CPU's too (rung_shape.c): the block
- * rungs, or where they were measured slower (AMD family 19h with AVX-512)
+ * rungs, or where they were measured slower (AMD family 19h)
  * the row rungs they are built from, which give the same bits.
  *
  * Numerics: those of the kernel chosen (for LayerNorm the shift rung's

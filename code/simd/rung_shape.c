@@ -7,14 +7,18 @@
  * is only about time.
  *
  * It is measured, not reasoned: the block rungs were built and timed on an
- * Intel Xeon (the reference CSVs of book/data), where they are the faster; on an
- * AMD EPYC of family 19h (Zen 4, book/data/zen4-rungs-reference.csv) the
- * same binaries ran every block rung slower than the row rung it replaced,
- * by a fifth to a half.  Family 19h with AVX-512 is Zen 4 (that machine
- * reported model 11h, coreboot's GENOA_B0_CPUID in
- * src/soc/amd/genoa_poc/include/soc/cpu.h).  Only that family's AVX-512
- * rungs are sent to the row shape: no other AMD family has been timed here (Zen 5 is family
- * 1Ah), and what was not measured keeps the shape that was.
+ * Intel Xeon (the reference CSVs of book/data), where they are the faster;
+ * on an AMD EPYC of family 19h (Zen 4, book/data/zen4-rungs-reference.csv)
+ * the same binaries ran every block rung slower than the row rung it
+ * replaced, by a fifth to a half.  Family 19h with AVX-512 is Zen 4 (that
+ * machine reported model 11h, coreboot's GENOA_B0_CPUID in
+ * src/soc/amd/genoa_poc/include/soc/cpu.h); without it, Zen 3.  The same
+ * Zen 4 capped to AVX2 (NORMLAB_ISA=avx2) ran the AVX2 block and skew
+ * rungs slower than their row rungs too, the bf16 block rung by far on
+ * rows of 4096 values (8 KiB apart) and not on rows of 4160, which points
+ * at four rows a power of two apart colliding in the caches' sets; so the
+ * whole family takes the row shape, at both widths.  No other AMD family has been timed here (Zen 5 is family 1Ah),
+ * and what was not measured keeps the shape that was.
  * NORMLAB_RUNGS=block|row overrides the choice, so that a test can run
  * both and a reader can time both on their machine. */
 #include <stdlib.h>
@@ -24,17 +28,12 @@
 
 /* The CPU's own answer, ignoring NORMLAB_RUNGS: from the CPU model that
  * the compiler's runtime reads once, as isa.c's feature tests do, not a
- * cpuid per call (under a hypervisor each cpuid is a trap to the host).
- * The measurement on family 19h was of the AVX-512 rungs; the same
- * family's AVX2 cores (Zen 3), and the AVX2 rungs of a Zen 4 capped by
- * NORMLAB_ISA=avx2, were not timed in both shapes, so they keep the
- * shape that was measured first. */
+ * cpuid per call (under a hypervisor each cpuid is a trap to the host). */
 static nl_rungs cpu_rungs(void)
 {
 #if defined(__x86_64__)
     __builtin_cpu_init();
-    return __builtin_cpu_is("amdfam19h") && nl_isa_active() == NL_ISA_AVX512 ? NL_RUNGS_ROW
-                                                                             : NL_RUNGS_BLOCK;
+    return __builtin_cpu_is("amdfam19h") ? NL_RUNGS_ROW : NL_RUNGS_BLOCK;
 #else
     return NL_RUNGS_BLOCK; /* measured on x86-64 only: the shape measured first */
 #endif
