@@ -12,9 +12,6 @@
 
 #include "precision/half_rungs.h"
 
-/* The rows of a call on this path: rows_<tag>_hw beside rows_<tag>. */
-#define HALF_HW_ROWS(tag) rows_##tag##_hw
-
 static inline __mmask32 lanes32(size_t i, size_t d)
 {
     return d - i >= 32 ? (__mmask32)0xffffffffu : (__mmask32)((1ull << (d - i)) - 1u);

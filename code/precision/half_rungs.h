@@ -756,6 +756,9 @@ static inline void blocks_of(block_fn *one, nl_dtype dt, nl_cast cast, int nt, c
 
 /* nl_<name>, with nl_half_fn's signature, from rows_<tag> and, where the
  * width has them, rows_<tag>_hw (HALF_HW_ROWS, the layer's). */
+#ifndef HALF_HW_ROWS
+#define HALF_HW_ROWS(tag) NULL /* no rows of the width's own */
+#endif
 #define HALF_KERNEL(name, cast, tag, split)                                                 \
     int name(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,           \
              float eps, size_t rows, size_t d, uint16_t *y)                                 \

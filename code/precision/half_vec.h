@@ -46,4 +46,23 @@
  * set. */
 enum { NL_BF16_HALF = 0x7fff, NL_BF16_QUIET = 0x40 };
 
+/* What a width without bf16 instructions (AVX2, NEON) says of them: an
+ * output narrows as any vector does, the Llama order's round trip stays
+ * in the 32-bit lanes for bf16 (bf16_kept_lanes: each lane rounded, its
+ * low half cleared, instead of packed and widened again), and it has no
+ * rows of its own.  Expanded by such a layer after its vh_widen,
+ * vh_narrow and bf16_kept_lanes. */
+#define NL_HALF_WITHOUT_BF16_INSTRUCTIONS                                               \
+    NL_VINLINE vh vh_narrow_out(nl_dtype dt, int hw, vf v)                              \
+    {                                                                                   \
+        (void)hw;                                                                       \
+        return vh_narrow(dt, v);                                                        \
+    }                                                                                   \
+    NL_VINLINE vf vh_round(nl_dtype dt, int hw, vf v)                                   \
+    {                                                                                   \
+        (void)hw;                                                                       \
+        return dt == NL_DT_F16 ? vh_widen(dt, vh_narrow(dt, v)) : bf16_kept_lanes(v);  \
+    }                                                                                   \
+    NL_VINLINE int vh_hw_here(void) { return 0; }
+
 #endif

@@ -65,24 +65,12 @@ NL_VINLINE vh vh_narrow(nl_dtype dt, vf v)
 }
 // @end
 
-NL_VINLINE vh vh_narrow_out(nl_dtype dt, int hw, vf v)
+NL_VINLINE vf bf16_kept_lanes(vf v)
 {
-    (void)hw;
-    return vh_narrow(dt, v);
-}
-
-/* bf16 rounded in place: the lanes rounded, then their low half cleared
- * instead of packed and widened again. */
-NL_VINLINE vf vh_round(nl_dtype dt, int hw, vf v)
-{
-    (void)hw;
-    if (dt == NL_DT_F16)
-        return vh_widen(dt, vh_narrow(dt, v));
     return _mm256_castsi256_ps(
         _mm256_and_si256(bf16_rounded_lanes(v), _mm256_set1_epi32((int)0xffff0000u)));
 }
-NL_VINLINE int vh_hw_here(void) { return 0; }
-#define HALF_HW_ROWS(tag) NULL /* no bf16 instructions at this width */
+NL_HALF_WITHOUT_BF16_INSTRUCTIONS
 
 NL_VINLINE vd vd_zero(void) { return _mm256_setzero_pd(); }
 NL_VINLINE vd vd_lo(vf v) { return _mm256_cvtps_pd(_mm256_castps256_ps128(v)); }

@@ -12,6 +12,10 @@
 typedef __m256i vh;
 typedef __m512d vd;
 
+/* The rows of a call on its 32-lane bf16 path (half_bf16_avx512.h):
+ * rows_<tag>_hw beside rows_<tag>. */
+#define HALF_HW_ROWS(tag) rows_##tag##_hw
+
 NL_VINLINE vh vh_load(const uint16_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
 NL_VINLINE vh vh_load_n(const uint16_t *p, size_t n) { return _mm256_maskz_loadu_epi16(nl_mask16(n), p); }
 NL_VINLINE void vh_store(uint16_t *p, vh h) { _mm256_storeu_si256((__m256i *)p, h); }

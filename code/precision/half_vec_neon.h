@@ -36,40 +36,31 @@ NL_VINLINE vf vh_widen(nl_dtype dt, vh h)
     return vcvt_f32_f16(vreinterpret_f16_u16(h));
 }
 
-NL_VINLINE vh vh_narrow(nl_dtype dt, vf v)
+/* Each lane of v rounded to bf16 in place, to nearest even, its kept half
+ * in the top 16 bits: add just under half of what is dropped, plus the
+ * kept part's low bit; a NaN lane (it must not round: a carry could make
+ * it Inf) keeps its bits, quieted. */
+NL_VINLINE uint32x4_t bf16_rounded_lanes(vf v)
 {
-    if (dt == NL_DT_F16)
-        return vreinterpret_u16_f16(vcvt_f16_f32(v));
-    uint32x4_t u = vreinterpretq_u32_f32(v);
-    uint32x4_t odd = vandq_u32(vshrq_n_u32(u, 16), vdupq_n_u32(1));
-    uint32x4_t r = vshrq_n_u32(vaddq_u32(u, vaddq_u32(odd, vdupq_n_u32(NL_BF16_HALF))), 16);
-    uint32x4_t nan = vcgtq_u32(vandq_u32(u, vdupq_n_u32(0x7fffffff)), vdupq_n_u32(0x7f800000));
-    uint32x4_t q = vorrq_u32(vshrq_n_u32(u, 16), vdupq_n_u32(NL_BF16_QUIET));
-    return vmovn_u32(vbslq_u32(nan, q, r));
-}
-
-NL_VINLINE vh vh_narrow_out(nl_dtype dt, int hw, vf v)
-{
-    (void)hw;
-    return vh_narrow(dt, v);
-}
-
-/* bf16 rounded in place: the integer trick, then the low half cleared
- * instead of narrowed and widened again (a NaN keeps its bits, quieted). */
-NL_VINLINE vf vh_round(nl_dtype dt, int hw, vf v)
-{
-    (void)hw;
-    if (dt == NL_DT_F16)
-        return vh_widen(dt, vh_narrow(dt, v));
     uint32x4_t u = vreinterpretq_u32_f32(v);
     uint32x4_t odd = vandq_u32(vshrq_n_u32(u, 16), vdupq_n_u32(1));
     uint32x4_t r = vaddq_u32(u, vaddq_u32(odd, vdupq_n_u32(NL_BF16_HALF)));
     uint32x4_t nan = vcgtq_u32(vandq_u32(u, vdupq_n_u32(0x7fffffff)), vdupq_n_u32(0x7f800000));
-    uint32x4_t q = vorrq_u32(u, vdupq_n_u32(NL_BF16_QUIET << 16));
-    return vreinterpretq_f32_u32(vandq_u32(vbslq_u32(nan, q, r), vdupq_n_u32(0xffff0000u)));
+    return vbslq_u32(nan, vorrq_u32(u, vdupq_n_u32(NL_BF16_QUIET << 16)), r);
 }
-NL_VINLINE int vh_hw_here(void) { return 0; }
-#define HALF_HW_ROWS(tag) NULL /* no bf16 instructions at this width */
+
+NL_VINLINE vh vh_narrow(nl_dtype dt, vf v)
+{
+    if (dt == NL_DT_F16)
+        return vreinterpret_u16_f16(vcvt_f16_f32(v));
+    return vmovn_u32(vshrq_n_u32(bf16_rounded_lanes(v), 16));
+}
+
+NL_VINLINE vf bf16_kept_lanes(vf v)
+{
+    return vreinterpretq_f32_u32(vandq_u32(bf16_rounded_lanes(v), vdupq_n_u32(0xffff0000u)));
+}
+NL_HALF_WITHOUT_BF16_INSTRUCTIONS
 
 NL_VINLINE vd vd_zero(void) { return vdupq_n_f64(0.0); }
 NL_VINLINE vd vd_lo(vf v) { return vcvt_f64_f32(vget_low_f32(v)); }
