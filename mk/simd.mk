@@ -52,7 +52,7 @@ simd-cross-check:
 	    -o $(BUILD)/simd-cross-check -lm
 	$(SIMD_CROSS_RUN) $(BUILD)/simd-cross-check
 
-## simd-goals — the AVX2 goals' measurement: AVX2 (NORMLAB_ISA=avx2 on a wider CPU) and AVX-512 rows with the peers, 4096x4096 and 16384x8192, 1 thread and every core → build/simd-goals-{avx2,avx512}.csv, then bench --goals on them
+## simd-goals — the AVX2 goals' measurement: AVX2 (NORMLAB_ISA=avx2 on a wider CPU) and AVX-512 rows with the peers, 4096x4096 and 16384x8192, 1 thread and every core → build/simd-goals-{avx2,avx512}.csv, every rung of each width → build/simd-rungs-{avx2,avx512}.csv, then bench --goals
 .PHONY: simd-goals arm-bench
 simd-goals: $(NORMLAB) $(PEERS_VENV)/.installed
 	scripts/bench/simd-goals.sh $(BUILD) $(PEERS_VENV)

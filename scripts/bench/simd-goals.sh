@@ -9,8 +9,11 @@
 #       -> BUILD/simd-goals-ISA-ours.csv
 #     scripts/bench/peers.py: PyTorch, JAX and ONNX Runtime on the same
 #       shapes against that run's copy roof -> BUILD/simd-goals-ISA.csv
-#   then normlab bench --goals on the CSVs (bench_goals.def: the AVX2 goals
-#   read only the avx2 rows, the others only the avx512 rows).
+#     normlab bench on 16384x8192, 1 thread and every core: every rung of
+#       the width, first to last (the figure of the same schedule at two
+#       widths) -> BUILD/simd-rungs-ISA.csv
+#   then normlab bench --goals on the goals' CSVs (bench_goals.def: the
+#   AVX2 goals read only the avx2 rows, the others only the avx512 rows).
 #
 # On a CPU with AVX-512 the AVX2 run caps the peers too where they allow
 # it: PyTorch by ATEN_CPU_CAPABILITY=avx2 (aten/src/ATen/native/
@@ -55,7 +58,20 @@ for isa in $widths; do
     "$@" "$venv/bin/python" scripts/bench/peers.py --csv "$ours" --out "$out" --force \
         --frameworks torch,jax,ort
     goals="$goals --goals $out"
+    rungs=""
+    for n in rmsnorm layernorm; do
+        rungs="$rungs,${n}_$isa,${n}_${isa}_nt,${n}_${isa}_pf,${n}_${isa}_block,${n}_bwd_$isa"
+        rungs="$rungs,${n}_bwd_${isa}_stream,${n}_bwd_${isa}_skew"
+    done
+    rungs="$rungs,layernorm_${isa}_shift"
+    for o in rmsnorm_llama rmsnorm_gemma layernorm_torch; do
+        rungs="$rungs,${o}_bf16_$isa,${o}_bf16_${isa}_f32stats,${o}_bf16_${isa}_split,${o}_bf16_${isa}_block"
+    done
+    echo "simd-goals: $isa, every rung -> $build/simd-rungs-$isa.csv" >&2
+    "$@" "$normlab" bench --force --csv "$build/simd-rungs-$isa.csv" --note "commit: $commit" \
+        --note "measured by scripts/bench/simd-goals.sh" --shape 16384x8192 --threads "1,$cores" \
+        --dtype f32,bf16 --samples 9 --no-peer --impl "${rungs#,}"
 done
 # shellcheck disable=SC2086
 "$normlab" bench $goals
-echo "simd-goals: wrote $(for isa in $widths; do printf '%s ' "$build/simd-goals-$isa.csv"; done)" >&2
+echo "simd-goals: wrote $(for isa in $widths; do printf '%s ' "$build/simd-goals-$isa.csv" "$build/simd-rungs-$isa.csv"; done)" >&2
