@@ -51,3 +51,12 @@ simd-cross-check:
 	    $(filter-out %_avx2.c %_avx512.c code/opencl/%,$(ALL_LIB_SRC)) scripts/tools/simd-cross-check.c \
 	    -o $(BUILD)/simd-cross-check -lm
 	$(SIMD_CROSS_RUN) $(BUILD)/simd-cross-check
+
+## simd-goals — the AVX2 goals' measurement: AVX2 (NORMLAB_ISA=avx2 on a wider CPU) and AVX-512 rows with the peers, 4096x4096 and 16384x8192, 1 thread and every core → build/simd-goals-{avx2,avx512}.csv, every rung of each width → build/simd-rungs-{avx2,avx512}.csv, then bench --goals
+.PHONY: simd-goals arm-bench
+simd-goals: $(NORMLAB) $(PEERS_VENV)/.installed
+	scripts/bench/simd-goals.sh $(BUILD) $(PEERS_VENV)
+
+## arm-bench — on an aarch64 Linux machine: the NEON rungs and dispatchers timed against the copy roof → build/arm-bench-HOST-DATE.csv, the file to send back
+arm-bench:
+	scripts/bench/arm-bench.sh $(BUILD)

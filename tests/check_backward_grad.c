@@ -227,24 +227,38 @@ END_TEST
 START_TEST(rmsnorm_dgamma_same_bits_every_run) { dgamma_same_bits(NL_RMSNORM, _i); }
 END_TEST
 
-#if defined(__x86_64__)
+/* The widths this binary carries (nl_isa_widths), by their names in
+ * kernel names and in NORMLAB_ISA; test i runs at width i. */
+static const char *width_name(size_t i)
+{
+    const nl_isa *w;
+    ck_assert(i < nl_isa_widths(&w));
+    return nl_isa_name(w[i]);
+}
+
 /* The stream and skew rungs move dgamma/dbeta into their first pass and
  * add four rows per load of them, but within a column they add the rows
- * one by one in row order with the same fma as norm_bwd_avx512.c: the
- * same bits, which is what their comment promises and what lets either
- * replace the other in a reproducible training run.  A 4-row block that
- * summed its rows first and added that to dgamma (one rounding less)
- * fails here.  37 x 1029: nine blocks of four and a single row, a masked
- * tail, in cache (ordinary stores).  133 x 8192: 4.3 MiB of x and dx,
- * past any L2 this runs on, so dx is streamed and the skew rung takes its
- * skewed loop (33 blocks, then a row); its dx is held to the tolerance. */
-static void stream_params_same_bits(nl_norm norm, const char *rung)
+ * one by one in row order with the same fma as the first rung of their
+ * width: the same bits, which is what their comment promises and what
+ * lets either replace the other in a reproducible training run.  A 4-row
+ * block that summed its rows first and added that to dgamma (one rounding
+ * less) fails here.  37 x 1029: nine blocks of four and a single row, a
+ * masked tail, in cache (ordinary stores).  133 x 8192: 4.3 MiB of x and
+ * dx, past any L2 this runs on, so dx is streamed and the skew rung takes
+ * its skewed loop (33 blocks, then a row); its dx is held to the
+ * tolerance.  Test i: width i / 4, then LayerNorm/RMSNorm and stream/skew. */
+START_TEST(stream_rungs_keep_the_first_rungs_bits)
 {
-    char name[64];
-    const char *base = norm == NL_LAYERNORM ? "layernorm_bwd_avx512" : "rmsnorm_bwd_avx512";
+    const nl_norm norm = _i % 2 ? NL_RMSNORM : NL_LAYERNORM;
+    const char *rung = _i / 2 % 2 ? "skew" : "stream";
+    char base[48], name[64];
+    snprintf(base, sizeof base, "%s_bwd_%s", norm == NL_LAYERNORM ? "layernorm" : "rmsnorm",
+             width_name((size_t)_i / 4));
     snprintf(name, sizeof name, "%s_%s", base, rung);
     const nl_bwd_impl *im[2] = {nl_find_bwd_impl(base), nl_find_bwd_impl(name)};
     ck_assert_msg(im[0] && im[1], "%s or %s is not registered", base, name);
+    if (!nl_name_selected(base) || !nl_name_selected(name))
+        NL_SKIP("not selected by NL_IMPLS");
     NL_SKIP_UNLESS_RUNS(im[1]->name, im[1]->requires, nl_bwd_impl_unavailable(im[1]));
     const struct { size_t rows, d; } sizes[] = {{37, 1029}, {133, 8192}};
     for (size_t s = 0; s < 2; s++) {
@@ -272,14 +286,15 @@ static void stream_params_same_bits(nl_norm norm, const char *rung)
         nl_bwd_problem_free(&p);
     }
 }
+END_TEST
 
 /* The dispatchers (_best, and _omp over threads) take the stream rung or
  * the skew rung by the CPU's rung shape (code/simd/rung_shape.c); the two
  * must give the same dx, dgamma and dbeta bits, so that the choice costs
  * time only.  NORMLAB_RUNGS forces each shape in turn.  133 x 8192 streams
  * and so runs the skewed loop; 37 x 1029 stays in cache with a masked
- * tail.  Fails when one shape's path is pointed at the AVX-512 rung,
- * whose dx rounds differently. */
+ * tail.  Fails when one shape's path is pointed at the first rung, whose
+ * dx rounds differently. */
 static void shapes_same_bits(const nl_bwd_impl *im)
 {
     const struct { size_t rows, d; } sizes[] = {{37, 1029}, {133, 8192}};
@@ -315,10 +330,17 @@ static void shapes_same_bits(const nl_bwd_impl *im)
     }
 }
 
+/* At each width (NORMLAB_ISA caps the dispatchers to it). */
 START_TEST(backward_rung_shapes_give_the_same_bits)
 {
-    if (nl_isa_active() != NL_ISA_AVX512)
-        NL_SKIP("the two rung shapes are AVX-512 kernels; this CPU runs another path");
+    char skew[64];
+    snprintf(skew, sizeof skew, "layernorm_bwd_%s_skew", width_name((size_t)_i));
+    const nl_bwd_impl *width = nl_find_bwd_impl(skew);
+    ck_assert_msg(width, "%s is not registered", skew);
+    if (!nl_name_selected(skew))
+        NL_SKIP("not selected by NL_IMPLS");
+    NL_SKIP_UNLESS_RUNS(width->name, width->requires, nl_bwd_impl_unavailable(width));
+    setenv("NORMLAB_ISA", width_name((size_t)_i), 1);
     static const nl_bwd_impl best[] = {
         {"layernorm_bwd_best", NL_LAYERNORM, 10, nl_layernorm_bwd_best, 0, 0, 1e-5, ""},
         {"rmsnorm_bwd_best", NL_RMSNORM, 10, nl_rmsnorm_bwd_best, 0, 0, 1e-5, ""},
@@ -332,21 +354,14 @@ START_TEST(backward_rung_shapes_give_the_same_bits)
         if (!nl_bwd_impl_unavailable(im))
             shapes_same_bits(im);
     }
+    unsetenv("NORMLAB_ISA");
 }
 END_TEST
 
-START_TEST(layernorm_stream_rung_keeps_the_avx512_bits) { stream_params_same_bits(NL_LAYERNORM, "stream"); }
-END_TEST
-START_TEST(rmsnorm_stream_rung_keeps_the_avx512_bits) { stream_params_same_bits(NL_RMSNORM, "stream"); }
-END_TEST
-START_TEST(layernorm_skew_rung_keeps_the_avx512_bits) { stream_params_same_bits(NL_LAYERNORM, "skew"); }
-END_TEST
-START_TEST(rmsnorm_skew_rung_keeps_the_avx512_bits) { stream_params_same_bits(NL_RMSNORM, "skew"); }
-END_TEST
-#endif
-
 Suite *nl_suite(void)
 {
+    const nl_isa *widths;
+    const int nw = (int)nl_isa_widths(&widths); /* test i: width i */
     Suite *s = suite_create("backward_grad");
     TCase *tc = tcase_create("grad");
     tcase_set_timeout(tc, 120);
@@ -362,13 +377,8 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, rmsnorm_nan_stays_in_its_row, 0, (int)rms);
     tcase_add_loop_test(tc, layernorm_dgamma_same_bits_every_run, 0, (int)ln);
     tcase_add_loop_test(tc, rmsnorm_dgamma_same_bits_every_run, 0, (int)rms);
-#if defined(__x86_64__)
-    tcase_add_test(tc, backward_rung_shapes_give_the_same_bits);
-    tcase_add_test(tc, layernorm_stream_rung_keeps_the_avx512_bits);
-    tcase_add_test(tc, rmsnorm_stream_rung_keeps_the_avx512_bits);
-    tcase_add_test(tc, layernorm_skew_rung_keeps_the_avx512_bits);
-    tcase_add_test(tc, rmsnorm_skew_rung_keeps_the_avx512_bits);
-#endif
+    tcase_add_loop_test(tc, backward_rung_shapes_give_the_same_bits, 0, nw);
+    tcase_add_loop_test(tc, stream_rungs_keep_the_first_rungs_bits, 0, 4 * nw);
     suite_add_tcase(s, tc);
     return s;
 }

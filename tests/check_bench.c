@@ -19,6 +19,7 @@
 #endif
 
 #include "bench/bench.h"
+#include "simd/simd.h"
 #include "harness.h"
 
 /* ------------------------------------------------------------- helpers */
@@ -599,9 +600,14 @@ START_TEST(tiny_run_writes_a_csv)
     /* Two single-threaded implementations run at the first thread count
      * only: 2 shapes x 2 implementations. */
     ck_assert_msg(rows == 4, "expected 4 measurement rows, found %zu:\n%s", rows, text);
-    /* (Under qemu the system reports no cache sizes, and no regime is named.) */
-    ck_assert_msg(strstr(text, ",L2\n") || strstr(text, "# caches: L2 0.0"),
-                  "tiny shapes fit any L2: their rows should end in the regime 'L2':\n%s", text);
+    /* (Under qemu the system reports no cache sizes, and no regime is named.)
+     * The last column is the SIMD path the dispatchers took. */
+    char end[32];
+    snprintf(end, sizeof end, ",L2,%s\n", nl_isa_name(nl_isa_active()));
+    ck_assert_msg(strstr(text, end) || strstr(text, "# caches: L2 0.0"),
+                  "tiny shapes fit any L2: their rows should end in the regime 'L2', then the "
+                  "path '%s':\n%s", nl_isa_name(nl_isa_active()), text);
+    ck_assert_msg(strstr(text, "# isa: "), "the CSV should say which SIMD path ran:\n%s", text);
 
     /* --show reads it back: the table the book prints from a CSV. */
     const char *const show[] = {"--show", csv, "--shape", "2x8", NULL};

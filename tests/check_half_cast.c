@@ -14,6 +14,7 @@
 
 #include "harness.h"
 #include "precision/precision.h"
+#include "simd/simd.h"
 
 static float bf(uint16_t h) { return nl_bf16_to_float(h); }
 
@@ -365,6 +366,52 @@ START_TEST(subnormal_outputs_survive)
 }
 END_TEST
 
+/* A NaN in a row makes every output of that row NaN (its statistics are
+ * NaN), and a NaN must stay NaN through every narrowing, the vector ones
+ * included: the integer trick's carry would turn some NaNs into Inf (or
+ * -0) unless they are caught first. A NaN from bf16 or fp16 data has a
+ * zero low half and cannot carry; an fp32 weight's NaN can, so where the
+ * weight is fp32 (T5's), one weight is the NaN of all-ones payload and
+ * its column must come out NaN in every row. The other rows and columns
+ * keep their bits. */
+START_TEST(nan_stays_nan_in_its_row)
+{
+    HALF_OR_SKIP(h, _i);
+    static const size_t ds[] = {37, 1000};
+    for (size_t k = 0; k < 2; k++) {
+        size_t rows = 3, d = ds[k];
+        half_problem p = make(h, rows, d, 0, 131 + d);
+        ck_assert_int_eq(h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.want), 0);
+        p.x[d + d / 2] = h->dtype == NL_DT_BF16 ? 0x7fc1 : 0x7e01; /* row 1, a quiet NaN */
+        size_t col = p.wdt == NL_DT_F32 ? d / 3 : d; /* d: no NaN column */
+        if (col < d) {
+            uint32_t all_ones = 0x7fffffffu;
+            memcpy((float *)p.gamma + col, &all_ones, sizeof all_ones);
+        }
+        ck_assert_int_eq(h->fn(p.dt, p.x, p.gamma, p.beta, 1e-6f, rows, d, p.y), 0);
+        uint16_t inf = h->dtype == NL_DT_BF16 ? 0x7f80 : 0x7c00;
+        for (size_t i = 0; i < rows * d; i++) {
+            if (i % d == col)
+                NL_ASSERT_EACH((p.y[i] & 0x7fff) > inf, "%s, d = %zu: output [%zu][%zu], of the "
+                               "column whose fp32 weight is the NaN 0x7fffffff, is 0x%04x, not "
+                               "a NaN. Is the NaN rounded by the integer trick (the carry of its "
+                               "payload makes it Inf or -0) instead of quieted?", h->name, d,
+                               i / d, i % d, p.y[i]);
+            else if (i / d == 1)
+                NL_ASSERT_EACH((p.y[i] & 0x7fff) > inf, "%s, d = %zu: output [1][%zu] of the row "
+                               "holding a NaN is 0x%04x, not a NaN. Is a NaN lane rounded by the "
+                               "integer trick (its carry can make it Inf) instead of quieted?",
+                               h->name, d, i % d, p.y[i]);
+            else
+                NL_ASSERT_EACH(p.y[i] == p.want[i], "%s, d = %zu: output [%zu][%zu] is 0x%04x "
+                               "with a NaN in row 1, 0x%04x without: a NaN must spoil only its "
+                               "row", h->name, d, i / d, i % d, p.y[i], p.want[i]);
+        }
+        release(&p);
+    }
+}
+END_TEST
+
 START_TEST(in_place_and_rows_zero)
 {
     HALF_OR_SKIP(h, _i);
@@ -422,40 +469,40 @@ START_TEST(every_cast_order_is_near_the_double_reference)
 }
 END_TEST
 
-/* The pipe rung (castorder_pipe_avx512.c) sums RMSNorm's squares in the
- * f32stats rung's order and rounds at the same points, so the two agree
- * bit for bit; the block rung (castorder_block_avx512.c) takes the pipe
- * rung's sums and steps four rows a loop, so it has the pipe rung's bits
- * (for RMSNorm the f32stats rung's); the split rung is the pipe rung's
- * arithmetic in two passes, so it has the pipe rung's bits too. Here on rows whose pointers are one
- * element off the vector grid, widths that are not a multiple of 16 or
- * 32, row counts below, at and past a block of four (a last block of 1-3
- * rows), and with one tiny x in a full 32 in the middle of a row (its x*r
- * is subnormal, which vcvtne2ps2bf16 would flush: the 32 must take the
- * exact path). */
+/* The pipe rung sums RMSNorm's squares in the f32stats rung's order and
+ * rounds at the same points, so the two agree bit for bit; the block rung
+ * takes the pipe rung's sums and steps four rows a loop, so it has the
+ * pipe rung's bits (for RMSNorm the f32stats rung's); the split rung is
+ * the pipe rung's arithmetic in two passes, so it has the pipe rung's bits
+ * too (half_rungs.h, at every width it is compiled at; with AVX-512's
+ * 32-lane bf16 loops too). Here on rows whose pointers are one element
+ * off the vector grid, widths that are not a multiple of 16 or 32, row
+ * counts below, at and past a block of four (a last block of 1-3 rows),
+ * and with one tiny x in a full 32 in the middle of a row (its x*r is
+ * subnormal, which vcvtne2ps2bf16 would flush: the 32 must take the
+ * exact path). Test i: width i / 16, pair i % 16. */
 START_TEST(fast_rungs_keep_their_model_bits)
 {
-    static const char *const pairs[][2] = {
-        {"rmsnorm_llama_bf16_avx512_pipe", "rmsnorm_llama_bf16_avx512_f32stats"},
-        {"rmsnorm_gemma_bf16_avx512_pipe", "rmsnorm_gemma_bf16_avx512_f32stats"},
-        {"rmsnorm_llama_f16_avx512_pipe", "rmsnorm_llama_f16_avx512_f32stats"},
-        {"rmsnorm_gemma_f16_avx512_pipe", "rmsnorm_gemma_f16_avx512_f32stats"},
-        {"rmsnorm_llama_bf16_avx512_block", "rmsnorm_llama_bf16_avx512_f32stats"},
-        {"rmsnorm_gemma_bf16_avx512_block", "rmsnorm_gemma_bf16_avx512_f32stats"},
-        {"rmsnorm_llama_f16_avx512_block", "rmsnorm_llama_f16_avx512_f32stats"},
-        {"rmsnorm_gemma_f16_avx512_block", "rmsnorm_gemma_f16_avx512_f32stats"},
-        {"layernorm_torch_bf16_avx512_block", "layernorm_torch_bf16_avx512_pipe"},
-        {"layernorm_torch_f16_avx512_block", "layernorm_torch_f16_avx512_pipe"},
-        {"rmsnorm_llama_bf16_avx512_split", "rmsnorm_llama_bf16_avx512_f32stats"},
-        {"rmsnorm_gemma_bf16_avx512_split", "rmsnorm_gemma_bf16_avx512_f32stats"},
-        {"rmsnorm_llama_f16_avx512_split", "rmsnorm_llama_f16_avx512_f32stats"},
-        {"rmsnorm_gemma_f16_avx512_split", "rmsnorm_gemma_f16_avx512_f32stats"},
-        {"layernorm_torch_bf16_avx512_split", "layernorm_torch_bf16_avx512_pipe"},
-        {"layernorm_torch_f16_avx512_split", "layernorm_torch_f16_avx512_pipe"},
+    static const char *const pairs[][3] = {
+        {"rmsnorm_llama_bf16", "pipe", "f32stats"}, {"rmsnorm_gemma_bf16", "pipe", "f32stats"},
+        {"rmsnorm_llama_f16", "pipe", "f32stats"},  {"rmsnorm_gemma_f16", "pipe", "f32stats"},
+        {"rmsnorm_llama_bf16", "block", "f32stats"}, {"rmsnorm_gemma_bf16", "block", "f32stats"},
+        {"rmsnorm_llama_f16", "block", "f32stats"},  {"rmsnorm_gemma_f16", "block", "f32stats"},
+        {"layernorm_torch_bf16", "block", "pipe"},   {"layernorm_torch_f16", "block", "pipe"},
+        {"rmsnorm_llama_bf16", "split", "f32stats"}, {"rmsnorm_gemma_bf16", "split", "f32stats"},
+        {"rmsnorm_llama_f16", "split", "f32stats"},  {"rmsnorm_gemma_f16", "split", "f32stats"},
+        {"layernorm_torch_bf16", "split", "pipe"},   {"layernorm_torch_f16", "split", "pipe"},
     };
-    const nl_half_impl *h = nl_find_half_impl(pairs[_i][0]), *f = nl_find_half_impl(pairs[_i][1]);
-    if (!h || !f)
-        NL_SKIP("no AVX-512 rungs on this architecture");
+    const nl_isa *isas;
+    nl_isa_widths(&isas);
+    const char *const *pair = pairs[_i % 16], *isa = nl_isa_name(isas[_i / 16]);
+    char hn[96], fn[96];
+    snprintf(hn, sizeof hn, "%s_%s_%s", pair[0], isa, pair[1]);
+    snprintf(fn, sizeof fn, "%s_%s_%s", pair[0], isa, pair[2]);
+    const nl_half_impl *h = nl_find_half_impl(hn), *f = nl_find_half_impl(fn);
+    ck_assert_msg(h && f, "%s or %s is not registered: every width has every rung", hn, fn);
+    if (!nl_name_selected(hn) || !nl_name_selected(fn))
+        NL_SKIP("not selected by NL_IMPLS");
     if (nl_half_unavailable(h))
         NL_SKIP(nl_half_unavailable(h));
     static const size_t ds[] = {31, 33, 97, 1000, 1056, 4097};
@@ -533,16 +580,29 @@ END_TEST
 /* The dispatchers' rung differs by CPU (rung_shape.c: the block rung, or
  * where it was measured slower the rung it rounds like); a reader's
  * outputs must not: each _best gives the same bits with NORMLAB_RUNGS=block
- * and =row, in L2 and out of it. */
+ * and =row, in L2 and out of it, at every width (NORMLAB_ISA caps the
+ * dispatcher to it). Test i: width i / 3, cast order i % 3. */
 START_TEST(rung_shapes_give_the_same_bits)
 {
     static const char *const casts[] = {"rmsnorm_llama", "rmsnorm_gemma", "layernorm_torch"};
     static const char *const dts[] = {"bf16", "f16"};
     static const size_t shapes[][2] = {{23, 1000}, {260, 8192}};
+    const nl_isa *isas;
+    nl_isa_widths(&isas);
+    const char *isa = nl_isa_name(isas[_i / 3]), *cast = casts[_i % 3];
+    char rung[96];
+    snprintf(rung, sizeof rung, "%s_bf16_%s_block", cast, isa);
+    const nl_half_impl *width = nl_find_half_impl(rung);
+    ck_assert_msg(width, "%s is not registered", rung);
+    if (!nl_name_selected(rung))
+        NL_SKIP("not selected by NL_IMPLS");
+    if (nl_half_unavailable(width))
+        NL_SKIP(nl_half_unavailable(width));
+    setenv("NORMLAB_ISA", isa, 1);
     int ran = 0;
     for (int t = 0; t < 2; t++) {
         char name[96];
-        snprintf(name, sizeof name, "%s_%s_best", casts[_i], dts[t]);
+        snprintf(name, sizeof name, "%s_%s_best", cast, dts[t]);
         const nl_half_impl *h = nl_find_half_impl(name);
         if (!h)
             continue; /* Gemma's order has a bf16 _best only */
@@ -558,13 +618,15 @@ START_TEST(rung_shapes_give_the_same_bits)
             size_t i = 0;
             while (i < n && p.y[i] == p.want[i])
                 i++;
-            ck_assert_msg(i == n, "%s, %zu rows of d = %zu: element [%zu][%zu] is 0x%04x with "
-                          "the row rungs, 0x%04x with the block rungs: the two shapes must "
-                          "round alike", name, rows, d, i / d, i % d, p.y[i], p.want[i]);
+            ck_assert_msg(i == n, "%s at NORMLAB_ISA=%s, %zu rows of d = %zu: element [%zu][%zu] "
+                          "is 0x%04x with the row rungs, 0x%04x with the block rungs: the two "
+                          "shapes must round alike", name, isa, rows, d, i / d, i % d, p.y[i],
+                          p.want[i]);
             release(&p);
         }
     }
-    ck_assert_msg(ran, "no %s_*_best is registered", casts[_i]);
+    unsetenv("NORMLAB_ISA");
+    ck_assert_msg(ran, "no %s_*_best is registered", cast);
 }
 END_TEST
 
@@ -596,12 +658,15 @@ Suite *nl_suite(void)
     tcase_set_timeout(reg, 120);
     tcase_add_loop_test(reg, every_impl_equals_the_scalar_kernel_of_its_cast_order, 0, (int)count_impls());
     tcase_add_loop_test(reg, in_place_and_rows_zero, 0, (int)count_impls());
+    tcase_add_loop_test(reg, nan_stays_nan_in_its_row, 0, (int)count_impls());
     tcase_add_loop_test(reg, subnormal_outputs_survive, 0, (int)count_impls());
     tcase_add_loop_test(reg, outputs_larger_than_cache_are_the_same_bits, 0, (int)count_impls());
     tcase_add_loop_test(reg, every_cast_order_is_near_the_double_reference, 0, (int)count_impls());
-    tcase_add_loop_test(reg, fast_rungs_keep_their_model_bits, 0, 16);
+    const nl_isa *isas;
+    const int nw = (int)nl_isa_widths(&isas); /* the widths the rungs are compiled at */
+    tcase_add_loop_test(reg, fast_rungs_keep_their_model_bits, 0, 16 * nw);
     tcase_add_loop_test(reg, threaded_rungs_keep_the_rung_bits, 0, 3);
-    tcase_add_loop_test(reg, rung_shapes_give_the_same_bits, 0, 3);
+    tcase_add_loop_test(reg, rung_shapes_give_the_same_bits, 0, 3 * nw);
     tcase_add_test(reg, bad_arguments_are_refused);
     suite_add_tcase(s, reg);
     return s;

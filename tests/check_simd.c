@@ -1,6 +1,8 @@
-/* check_simd.c — the SIMD kernels of chapter 5, each on its own: tails of
- * every length, unaligned pointers, in place, offset and huge data, the
- * streaming-store heads, and NORMLAB_ISA forcing each path.
+/* check_simd.c — the SIMD kernels of chapters 5 and 6, each on its own:
+ * tails of every length, unaligned pointers, in place, offset and huge
+ * data; and at each width the schedules are compiled for, the
+ * streaming-store heads, the rungs' shared bits, and NORMLAB_ISA forcing
+ * each path.
  *
  * The property suites (agreement, numerics, ...) test every registered
  * implementation too; this suite aims at what is particular to vector code:
@@ -15,16 +17,21 @@
 #include "harness.h"
 #include "simd/simd.h"
 
-/* Every SIMD implementation, whatever the architecture; the ones not
- * compiled here are skipped by name. */
+/* Every SIMD implementation of this architecture: chapter 5's first rungs
+ * and every rung of rmsnorm_rungs.h and layernorm_rungs.h at each width
+ * compiled here; those this CPU (or NORMLAB_ISA) cannot run are skipped. */
+#define RUNGS(isa)                                                                        \
+    "layernorm_" #isa, "layernorm_" #isa "_nt", "layernorm_" #isa "_pf",                  \
+        "layernorm_" #isa "_shift", "layernorm_" #isa "_block", "rmsnorm_" #isa,          \
+        "rmsnorm_" #isa "_nt", "rmsnorm_" #isa "_pf", "rmsnorm_" #isa "_block"
 static const char *const kernels[] = {
     "layernorm_vec", "rmsnorm_vec",
-    "layernorm_avx2", "layernorm_welford_avx2", "rmsnorm_avx2",
-    "layernorm_avx512", "layernorm_welford_avx512", "rmsnorm_avx512",
-    "layernorm_avx512_nt", "rmsnorm_avx512_nt",
-    "layernorm_avx512_pf", "rmsnorm_avx512_pf", "layernorm_avx512_shift",
-    "layernorm_avx512_block", "rmsnorm_avx512_block",
-    "layernorm_neon", "rmsnorm_neon",
+#if defined(__x86_64__)
+    RUNGS(avx2), "layernorm_welford_avx2",
+    RUNGS(avx512), "layernorm_welford_avx512",
+#elif defined(__aarch64__)
+    RUNGS(neon),
+#endif
     "layernorm_best", "rmsnorm_best",
 };
 enum { NKERNELS = sizeof kernels / sizeof kernels[0] };
@@ -226,18 +233,40 @@ START_TEST(constant_rows)
 }
 END_TEST
 
-#if defined(__x86_64__)
-/* layernorm_avx512_shift sums x - K with K the mean of the row's first 16
+/* The widths this binary carries (nl_isa_widths), by their names in
+ * kernel names and in NORMLAB_ISA; test i runs at width i. */
+static const char *width_name(size_t i)
+{
+    const nl_isa *w;
+    ck_assert(i < nl_isa_widths(&w));
+    return nl_isa_name(w[i]);
+}
+
+/* var = the rung `norm` (layernorm_, rmsnorm_) + width i + `rung` (_nt,
+ * ..., "" for the first rung), or skip when this CPU or NORMLAB_ISA cannot
+ * run it. */
+#define RUNG_OR_SKIP(var, norm, i, rung)                                                  \
+    const nl_impl *var;                                                                   \
+    do {                                                                                  \
+        char name_[64];                                                                   \
+        snprintf(name_, sizeof name_, "%s%s%s", (norm), width_name(i), (rung));         \
+        var = nl_find_impl(name_);                                                        \
+        ck_assert_msg(var, "%s is not registered: every width has every rung", name_);    \
+        if (!nl_name_selected(name_))                                                     \
+            NL_SKIP("not selected by NL_IMPLS");                                          \
+        NL_SKIP_UNLESS_RUNS(var->name, var->requires, nl_impl_unavailable(var));          \
+    } while (0)
+
+/* The shift rung sums x - K with K the mean of the row's first vector of
  * values; a row whose head is far from the rest (16 values of 1000, then
- * N(0, 1): K = 1000, mean ~2, std ~44, so mean - K is ~23 standard
- * deviations) cancels most of the shifted variance, and the kernel must
- * notice and redo the row two-pass.  Without the redo (SHIFT_FAR huge) the
- * error here is 3.7e-3, 370 times the tol; with it 6.5e-6. */
+ * N(0, 1): K = 1000 at every width, mean ~2, std ~44, so mean - K is ~23
+ * standard deviations) cancels most of the shifted variance, and the
+ * kernel must notice and redo the row two-pass.  Without the redo
+ * (SHIFT_FAR huge) the error here is 3.7e-3 at 16 lanes, 370 times the
+ * tol; with it 6.5e-6. */
 START_TEST(shifted_stats_redo_a_far_shift)
 {
-    const nl_impl *impl = nl_find_impl("layernorm_avx512_shift");
-    ck_assert(impl);
-    NL_SKIP_UNLESS_RUNS(impl->name, impl->requires, nl_impl_unavailable(impl));
+    RUNG_OR_SKIP(impl, "layernorm_", _i, "_shift");
     nl_problem p = nl_problem_new(3, 8192);
     nl_fill_gauss(p.x, p.rows * p.d, 0.0, 1.0, 61);
     for (size_t r = 0; r < p.rows; r++)
@@ -254,9 +283,7 @@ START_TEST(shifted_stats_redo_a_far_shift)
     nl_problem_free(&p);
 }
 END_TEST
-#endif
 
-#if defined(__x86_64__)
 /* Where y and want first differ in their bits; n when nowhere.  One memcmp
  * first: a Check assertion per element (a million on a spilling problem)
  * runs past the time limit under the sanitizers. */
@@ -293,81 +320,85 @@ static void assert_same_bits(const nl_impl *kernel, const nl_impl *model, nl_pro
  * every row, including a row redone two-pass (a far head, LayerNorm), a
  * row in double (|x| ~ 1e20), the first block (summed alone), the last
  * full block (no next one) and the last three rows, which are not a
- * block. */
+ * block.  At every width: there the one-row rung of RMSNorm is the first
+ * rung, which AVX2 has written out by hand (rmsnorm_avx2.c), so this is
+ * also the test that the hand-written kernel and the schedule agree. */
 START_TEST(block_rungs_keep_their_rows_bits)
 {
-    static const char *const pairs[][2] = {{"layernorm_avx512_block", "layernorm_avx512_shift"},
-                                           {"rmsnorm_avx512_block", "rmsnorm_avx512"}};
-    const nl_impl *blk = nl_find_impl(pairs[_i][0]), *row = nl_find_impl(pairs[_i][1]);
-    ck_assert(blk && row);
-    NL_SKIP_UNLESS_RUNS(blk->name, blk->requires, nl_impl_unavailable(blk));
-    nl_problem p = nl_problem_new(131, 8192);
-    nl_fill_gauss(p.x, p.rows * p.d, 0.5, 2.0, 63);
-    nl_fill_const(p.x + 5 * p.d, 16, 1000.0f);
-    nl_fill_gauss(p.x + 9 * p.d, p.d, 0.0, 1e20, 64);
-    fill_params(&p, 65);
-    ck_assert(nl_output_spills(p.rows, p.d));
-    assert_same_bits(blk, row, &p, "a block of rows must do each row's arithmetic exactly "
-                     "as one row alone");
-    nl_problem_free(&p);
+    static const char *const pairs[][3] = {{"layernorm_", "_block", "_shift"},
+                                           {"rmsnorm_", "_block", ""}};
+    for (size_t k = 0; k < 2; k++) {
+        RUNG_OR_SKIP(blk, pairs[k][0], _i, pairs[k][1]);
+        RUNG_OR_SKIP(row, pairs[k][0], _i, pairs[k][2]);
+        nl_problem p = nl_problem_new(131, 8192);
+        nl_fill_gauss(p.x, p.rows * p.d, 0.5, 2.0, 63);
+        nl_fill_const(p.x + 5 * p.d, 16, 1000.0f);
+        nl_fill_gauss(p.x + 9 * p.d, p.d, 0.0, 1e20, 64);
+        fill_params(&p, 65);
+        ck_assert(nl_output_spills(p.rows, p.d));
+        assert_same_bits(blk, row, &p, "a block of rows must do each row's arithmetic exactly "
+                         "as one row alone");
+        nl_problem_free(&p);
+    }
 }
 END_TEST
 
 /* rung_shape.c sends _best to the block rungs or, on the CPUs where
  * they were measured slower, to the row rungs they are built from; a
  * reader must get the same bits on either machine, in cache and out of it
- * (the problem of block_rungs_keep_their_rows_bits), and NORMLAB_RUNGS
- * must choose what it names. */
+ * (the problem of block_rungs_keep_their_rows_bits), at every width
+ * (NORMLAB_ISA picks it), and NORMLAB_RUNGS must choose what it names. */
 START_TEST(rung_shapes_give_the_same_bits)
 {
     static const char *const names[] = {"layernorm_best", "rmsnorm_best"};
-    const nl_impl *best = nl_find_impl(names[_i]);
-    ck_assert(best);
-    const nl_impl *blk = nl_find_impl("layernorm_avx512_block");
-    ck_assert(blk);
-    NL_SKIP_UNLESS_RUNS(blk->name, blk->requires, nl_impl_unavailable(blk));
+    RUNG_OR_SKIP(blk, "layernorm_", _i, "_block");
+    (void)blk;
+    setenv("NORMLAB_ISA", width_name((size_t)_i), 1);
     const size_t shapes[][2] = {{131, 8192}, {7, 1024}};
-    for (size_t k = 0; k < 2; k++) {
-        nl_problem p = nl_problem_new(shapes[k][0], shapes[k][1]);
-        size_t n = p.rows * p.d;
-        nl_fill_gauss(p.x, n, 0.5, 2.0, 71 + k);
-        nl_fill_const(p.x + 5 * p.d, 16, 1000.0f);
-        fill_params(&p, 73);
-        float *by_block = nl_alloc(n * sizeof(float));
-        ck_assert(by_block);
-        setenv("NORMLAB_RUNGS", "block", 1);
-        ck_assert(nl_rungs_active() == NL_RUNGS_BLOCK);
-        best->fn(p.x, p.gamma, p.beta, 1e-5f, p.rows, p.d, by_block);
-        setenv("NORMLAB_RUNGS", "row", 1);
-        ck_assert(nl_rungs_active() == NL_RUNGS_ROW);
-        best->fn(p.x, p.gamma, p.beta, 1e-5f, p.rows, p.d, p.y);
-        unsetenv("NORMLAB_RUNGS");
-        size_t i = first_bit_difference(p.y, by_block, n);
-        ck_assert_msg(i == n, "%s on %zux%zu: y[row %zu, col %zu] = %a with the row rungs, %a "
-                      "with the block rungs: the two shapes must round alike", best->name,
-                      p.rows, p.d, i / p.d, i % p.d, (double)(i < n ? p.y[i] : 0.0f),
-                      (double)(i < n ? by_block[i] : 0.0f));
-        nl_free(by_block);
-        nl_problem_free(&p);
+    for (size_t b = 0; b < 2; b++) {
+        const nl_impl *best = nl_find_impl(names[b]);
+        ck_assert(best);
+        for (size_t k = 0; k < 2; k++) {
+            nl_problem p = nl_problem_new(shapes[k][0], shapes[k][1]);
+            size_t n = p.rows * p.d;
+            nl_fill_gauss(p.x, n, 0.5, 2.0, 71 + k);
+            nl_fill_const(p.x + 5 * p.d, 16, 1000.0f);
+            fill_params(&p, 73);
+            float *by_block = nl_alloc(n * sizeof(float));
+            ck_assert(by_block);
+            setenv("NORMLAB_RUNGS", "block", 1);
+            ck_assert(nl_rungs_active() == NL_RUNGS_BLOCK);
+            best->fn(p.x, p.gamma, p.beta, 1e-5f, p.rows, p.d, by_block);
+            setenv("NORMLAB_RUNGS", "row", 1);
+            ck_assert(nl_rungs_active() == NL_RUNGS_ROW);
+            best->fn(p.x, p.gamma, p.beta, 1e-5f, p.rows, p.d, p.y);
+            unsetenv("NORMLAB_RUNGS");
+            size_t i = first_bit_difference(p.y, by_block, n);
+            ck_assert_msg(i == n, "%s at NORMLAB_ISA=%s on %zux%zu: y[row %zu, col %zu] = %a "
+                          "with the row rungs, %a with the block rungs: the two shapes must "
+                          "round alike", best->name, width_name((size_t)_i), p.rows, p.d, i / p.d, i % p.d,
+                          (double)(i < n ? p.y[i] : 0.0f), (double)(i < n ? by_block[i] : 0.0f));
+            nl_free(by_block);
+            nl_problem_free(&p);
+        }
     }
+    unsetenv("NORMLAB_ISA");
 }
 END_TEST
 
-/* Streaming stores need 64-byte aligned addresses: shift y through all 16
- * float offsets and compare with the ordinary-store kernel bit for bit. */
+/* Streaming stores need aligned addresses (64 bytes: a whole line): shift
+ * y through all 16 float offsets and compare with the ordinary-store
+ * kernel bit for bit, at every width. */
 START_TEST(streaming_heads_every_offset)
 {
-    const char *pairs[][2] = {{"layernorm_avx512_nt", "layernorm_avx512"},
-                              {"rmsnorm_avx512_nt", "rmsnorm_avx512"},
-                              {"layernorm_avx512_pf", "layernorm_avx512"},
-                              {"rmsnorm_avx512_pf", "rmsnorm_avx512"}};
+    const char *pairs[][3] = {{"layernorm_", "_nt", ""}, {"rmsnorm_", "_nt", ""},
+                              {"layernorm_", "_pf", ""}, {"rmsnorm_", "_pf", ""}};
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
-        const nl_impl *nt = nl_find_impl(pairs[k][0]), *plain = nl_find_impl(pairs[k][1]);
-        ck_assert(nt && plain);
-        NL_SKIP_UNLESS_RUNS(nt->name, nt->requires, nl_impl_unavailable(nt));
-        const size_t widths[] = {5, 16, 40, 100, 1000};
-        for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
-            size_t d = widths[w], rows = 3, n = rows * d;
+        RUNG_OR_SKIP(nt, pairs[k][0], _i, pairs[k][1]);
+        RUNG_OR_SKIP(plain, pairs[k][0], _i, pairs[k][2]);
+        const size_t dims[] = {5, 16, 40, 100, 1000};
+        for (size_t w = 0; w < sizeof dims / sizeof dims[0]; w++) {
+            size_t d = dims[w], rows = 3, n = rows * d;
             float *x = nl_alloc(n * sizeof(float)), *g = nl_alloc(d * sizeof(float));
             float *b = nl_alloc(d * sizeof(float));
             float *y1 = nl_alloc((n + 16) * sizeof(float)), *y2 = nl_alloc((n + 16) * sizeof(float));
@@ -390,7 +421,6 @@ START_TEST(streaming_heads_every_offset)
     }
 }
 END_TEST
-#endif
 
 /* NORMLAB_ISA caps the path: *_best must then run exactly the capped
  * kernel (bit-identical output), and wider kernels report unavailable. */
@@ -398,9 +428,9 @@ START_TEST(normlab_isa_forces_each_path)
 {
     static const struct { const char *env; nl_isa isa; const char *ln, *rms; } paths[] = {
         {"scalar", NL_ISA_SCALAR, "layernorm_vec", "rmsnorm_vec"},
-        {"avx2", NL_ISA_AVX2, "layernorm_avx2", "rmsnorm_avx2"},
-        {"avx512", NL_ISA_AVX512, "layernorm_avx512_block", "rmsnorm_avx512"},
-        {"neon", NL_ISA_NEON, "layernorm_neon", "rmsnorm_neon"},
+        {"avx2", NL_ISA_AVX2, "layernorm_avx2_shift", "rmsnorm_avx2"},
+        {"avx512", NL_ISA_AVX512, "layernorm_avx512_shift", "rmsnorm_avx512"},
+        {"neon", NL_ISA_NEON, "layernorm_neon_shift", "rmsnorm_neon"},
     };
     const size_t rows = 3, d = 1031, n = rows * d;
     float *x = nl_alloc(n * sizeof(float)), *g = nl_alloc(d * sizeof(float));
@@ -451,6 +481,8 @@ END_TEST
 
 Suite *nl_suite(void)
 {
+    const nl_isa *widths;
+    const int nw = (int)nl_isa_widths(&widths); /* test i: width i */
     Suite *s = suite_create("simd");
     TCase *tc = tcase_create("kernels");
     tcase_set_timeout(tc, 60);
@@ -463,12 +495,11 @@ Suite *nl_suite(void)
     tcase_add_loop_test(tc, constant_rows, 0, NKERNELS);
     suite_add_tcase(s, tc);
     TCase *td = tcase_create("dispatch");
-#if defined(__x86_64__)
-    tcase_add_test(td, streaming_heads_every_offset);
-    tcase_add_test(td, shifted_stats_redo_a_far_shift);
-    tcase_add_loop_test(td, block_rungs_keep_their_rows_bits, 0, 2);
-    tcase_add_loop_test(td, rung_shapes_give_the_same_bits, 0, 2);
-#endif
+    tcase_set_timeout(td, 60); /* 131 x 8192 at each width; seconds under qemu */
+    tcase_add_loop_test(td, streaming_heads_every_offset, 0, nw);
+    tcase_add_loop_test(td, shifted_stats_redo_a_far_shift, 0, nw);
+    tcase_add_loop_test(td, block_rungs_keep_their_rows_bits, 0, nw);
+    tcase_add_loop_test(td, rung_shapes_give_the_same_bits, 0, nw);
     tcase_add_test(td, normlab_isa_forces_each_path);
     suite_add_tcase(s, td);
     return s;

@@ -9,44 +9,32 @@
 
 #include "normlab.h"
 
-#define NL_DECLARE_BWD(name)                                                 \
-    int nl_##name(const float *x, const float *gamma, const float *mean,    \
-                  const float *rstd, const float *dy, size_t rows, size_t d, \
-                  float *dx, float *dgamma, float *dbeta)
+/* A backward kernel's signature under its full name (fn), or nl_<name>. */
+#define NL_BWD_FN(fn)                                                        \
+    int fn(const float *x, const float *gamma, const float *mean,           \
+           const float *rstd, const float *dy, size_t rows, size_t d,        \
+           float *dx, float *dgamma, float *dbeta)
+#define NL_DECLARE_BWD(name) NL_BWD_FN(nl_##name)
 
 #define NL_BWD_IMPL(name, norm, chapter, req, props, tol, summary) NL_DECLARE_BWD(name);
 #include "backward/registry.def"
 #undef NL_BWD_IMPL
 
-/* The two registered entry points of an ISA file whose row loop is
- * `static void bwd_rows(int center, ...)` (center = 1: LayerNorm). */
-#define NL_BWD_BOTH_NORMS(isa)                                                   \
-    NL_DECLARE_BWD(layernorm_bwd_##isa)                                          \
-    {                                                                            \
-        bwd_rows(1, x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);       \
-        return 0;                                                                \
-    }                                                                            \
-    NL_DECLARE_BWD(rmsnorm_bwd_##isa)                                            \
-    {                                                                            \
-        (void)mean;                                                              \
-        (void)dbeta;                                                             \
-        bwd_rows(0, x, gamma, NULL, rstd, dy, rows, d, dx, dgamma, NULL);        \
-        return 0;                                                                \
-    }
-
-#if defined(__x86_64__)
-/* norm_bwd_stream_avx512.c: the rung's kernels over a run of whole
- * chunks (for NL_BWD_SPANS), dgamma/dbeta pointing at their partials (one
- * d-vector per NL_BWD_CHUNK_ROWS rows), which they write instead of adding
- * to (a partial needs no clearing); dx stored (span), streamed (span_nt),
- * or streamed by the skewed loop (span_skew). */
-NL_DECLARE_BWD(layernorm_bwd_avx512_span);
-NL_DECLARE_BWD(rmsnorm_bwd_avx512_span);
-NL_DECLARE_BWD(layernorm_bwd_avx512_span_nt);
-NL_DECLARE_BWD(rmsnorm_bwd_avx512_span_nt);
-NL_DECLARE_BWD(layernorm_bwd_avx512_span_skew);
-NL_DECLARE_BWD(rmsnorm_bwd_avx512_span_skew);
-#endif
+/* bwd_rungs.h at each width: the stream and skew rungs over a run of
+ * whole chunks (for NL_BWD_SPANS), dgamma/dbeta pointing at their
+ * partials (one d-vector per NL_BWD_CHUNK_ROWS rows), which they write
+ * instead of adding to (a partial needs no clearing); dx stored (span),
+ * streamed (span_nt), or streamed by the skewed loop (span_skew). */
+#define NL_DECLARE_BWD_SPANS(isa)                                            \
+    NL_DECLARE_BWD(layernorm_bwd_##isa##_span);                              \
+    NL_DECLARE_BWD(rmsnorm_bwd_##isa##_span);                                \
+    NL_DECLARE_BWD(layernorm_bwd_##isa##_span_nt);                           \
+    NL_DECLARE_BWD(rmsnorm_bwd_##isa##_span_nt);                             \
+    NL_DECLARE_BWD(layernorm_bwd_##isa##_span_skew);                         \
+    NL_DECLARE_BWD(rmsnorm_bwd_##isa##_span_skew)
+NL_DECLARE_BWD_SPANS(avx2);
+NL_DECLARE_BWD_SPANS(avx512);
+NL_DECLARE_BWD_SPANS(neon);
 
 /* The widest SIMD path of this CPU (nl_isa_active), single-threaded. */
 NL_DECLARE_BWD(layernorm_bwd_best);

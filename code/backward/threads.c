@@ -119,34 +119,25 @@ int nl_bwd_chunked(nl_backward_fn fn, int fills, nl_norm norm, const float *x, c
 }
 // @end
 
-/* The plain threaded backward: with AVX-512 the threaded stream or skew
- * rung below (the shape nl_rungs_active names, as for _best), otherwise
- * _best on each chunk of rows. */
+/* The plain threaded backward: the widest path's threaded stream or skew
+ * rung below (the shape nl_rungs_active names, as for _best), or without
+ * SIMD the fused rung on each chunk of rows. */
 static nl_backward_fn filled_omp(nl_norm norm);
 
-int nl_layernorm_bwd_omp(const float *x, const float *gamma, const float *mean,
-                         const float *rstd, const float *dy, size_t rows, size_t d,
-                         float *dx, float *dgamma, float *dbeta)
-{
-    nl_backward_fn fast = filled_omp(NL_LAYERNORM);
-    if (fast)
-        return fast(x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);
-    return nl_bwd_chunked(nl_layernorm_bwd_best, 0, NL_LAYERNORM, x, gamma, mean, rstd, dy,
-                          rows, d, dx, dgamma, dbeta);
-}
+/* The chunked reduction over `best` without SIMD: the same chunks, so the
+ * same bits for every thread count. */
+#define NL_BWD_OMP(name, norm, best)                                                      \
+    NL_DECLARE_BWD(name)                                                                  \
+    {                                                                                     \
+        nl_backward_fn fast = filled_omp(norm);                                           \
+        if (fast)                                                                         \
+            return fast(x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);            \
+        return nl_bwd_chunked(best, 0, norm, x, gamma, mean, rstd, dy, rows, d, dx,        \
+                              dgamma, dbeta);                                             \
+    }
+NL_BWD_OMP(layernorm_bwd_omp, NL_LAYERNORM, nl_layernorm_bwd_best)
+NL_BWD_OMP(rmsnorm_bwd_omp, NL_RMSNORM, nl_rmsnorm_bwd_best)
 
-int nl_rmsnorm_bwd_omp(const float *x, const float *gamma, const float *mean,
-                       const float *rstd, const float *dy, size_t rows, size_t d,
-                       float *dx, float *dgamma, float *dbeta)
-{
-    nl_backward_fn fast = filled_omp(NL_RMSNORM);
-    if (fast)
-        return fast(x, gamma, mean, rstd, dy, rows, d, dx, dgamma, dbeta);
-    return nl_bwd_chunked(nl_rmsnorm_bwd_best, 0, NL_RMSNORM, x, gamma, mean, rstd, dy,
-                          rows, d, dx, dgamma, dbeta);
-}
-
-#if defined(__x86_64__)
 /* The stream and skew rungs over threads: each thread's whole run of
  * chunks goes to one call, which fills their partials and carries its
  * prefetch of the next rows (or its skew) across chunk boundaries; whether
@@ -159,28 +150,39 @@ int nl_rmsnorm_bwd_omp(const float *x, const float *gamma, const float *mean,
                               NL_BWD_SPANS, norm, x, gamma, mean, rstd, dy, rows, d, dx,    \
                               dgamma, dbeta);                                             \
     }
-NL_BWD_FILLED_OMP(layernorm_bwd_stream_omp, NL_LAYERNORM, layernorm_bwd_avx512_span_nt,
-                  layernorm_bwd_avx512_span)
-NL_BWD_FILLED_OMP(rmsnorm_bwd_stream_omp, NL_RMSNORM, rmsnorm_bwd_avx512_span_nt,
-                  rmsnorm_bwd_avx512_span)
-NL_BWD_FILLED_OMP(layernorm_bwd_skew_omp, NL_LAYERNORM, layernorm_bwd_avx512_span_skew,
-                  layernorm_bwd_avx512_span)
-NL_BWD_FILLED_OMP(rmsnorm_bwd_skew_omp, NL_RMSNORM, rmsnorm_bwd_avx512_span_skew,
-                  rmsnorm_bwd_avx512_span)
+/* One width's four threaded rungs, named by `stream` and `skew`. */
+#define NL_BWD_FILLED_WIDTH(isa, stream, skew)                                             \
+    NL_BWD_FILLED_OMP(layernorm_bwd_##stream, NL_LAYERNORM, layernorm_bwd_##isa##_span_nt,  \
+                      layernorm_bwd_##isa##_span)                                         \
+    NL_BWD_FILLED_OMP(rmsnorm_bwd_##stream, NL_RMSNORM, rmsnorm_bwd_##isa##_span_nt,        \
+                      rmsnorm_bwd_##isa##_span)                                           \
+    NL_BWD_FILLED_OMP(layernorm_bwd_##skew, NL_LAYERNORM, layernorm_bwd_##isa##_span_skew,  \
+                      layernorm_bwd_##isa##_span)                                         \
+    NL_BWD_FILLED_OMP(rmsnorm_bwd_##skew, NL_RMSNORM, rmsnorm_bwd_##isa##_span_skew,        \
+                      rmsnorm_bwd_##isa##_span)
+
+/* The widest path's threaded rung of the CPU's shape; NULL without SIMD. */
+#define FILLED(stream, skew, norm)                                                         \
+    (nl_rungs_active() == NL_RUNGS_ROW                                                     \
+         ? (norm == NL_LAYERNORM ? nl_layernorm_bwd_##stream : nl_rmsnorm_bwd_##stream)    \
+         : (norm == NL_LAYERNORM ? nl_layernorm_bwd_##skew : nl_rmsnorm_bwd_##skew))
+
+#if defined(__x86_64__)
+NL_BWD_FILLED_WIDTH(avx512, stream_omp, skew_omp)
+NL_BWD_FILLED_WIDTH(avx2, avx2_stream_omp, avx2_skew_omp)
+#elif defined(__aarch64__)
+NL_BWD_FILLED_WIDTH(neon, neon_stream_omp, neon_skew_omp)
+#endif
 
 static nl_backward_fn filled_omp(nl_norm norm)
 {
-    if (nl_isa_active() != NL_ISA_AVX512)
-        return NULL;
-    int ln = norm == NL_LAYERNORM;
-    if (nl_rungs_active() == NL_RUNGS_ROW)
-        return ln ? nl_layernorm_bwd_stream_omp : nl_rmsnorm_bwd_stream_omp;
-    return ln ? nl_layernorm_bwd_skew_omp : nl_rmsnorm_bwd_skew_omp;
-}
-#else
-static nl_backward_fn filled_omp(nl_norm norm)
-{
-    (void)norm;
-    return NULL;
-}
+    switch (nl_isa_active()) {
+#if defined(__x86_64__)
+    case NL_ISA_AVX512: return FILLED(stream_omp, skew_omp, norm);
+    case NL_ISA_AVX2:   return FILLED(avx2_stream_omp, avx2_skew_omp, norm);
+#elif defined(__aarch64__)
+    case NL_ISA_NEON:   return FILLED(neon_stream_omp, neon_skew_omp, norm);
 #endif
+    default:            (void)norm; return NULL;
+    }
+}

@@ -85,6 +85,10 @@ typedef struct {
     double copy_gbps_by_kind[NL_COPY_KINDS];
     double h2d_gbps, d2h_gbps; /* device rows: host<->device copies, timed apart */
     const char *regime;   /* nl_shape_regime: "L2", "L3", "memory" ("" unknown) */
+    const char *isa;      /* the SIMD path the dispatchers took (nl_isa_name:
+                             "avx2" under NORMLAB_ISA=avx2 or on an AVX2-only
+                             CPU); "" for a device row, or a file older than
+                             the column */
 } nl_bench_row;
 
 /* Opens `path` for a new CSV: refuses (returns NULL, the reason in

@@ -18,12 +18,12 @@
 
 enum { IMPL, NORM, ROWS, D, THREADS, PEER, STATUS, SAMPLES, REPS, MED, P10, P90, GBPS, COPY,
        ROOF, FRAC, FRAC_P10, FRAC_P90, SPEEDUP, ERR, TOL, MEMCPY, LOOP, STREAM, DEVICE, DTYPE,
-       BYTES, H2D, D2H, REGIME, NCOLS };
+       BYTES, H2D, D2H, REGIME, ISA, NCOLS };
 static const char *const names[NCOLS] = {
     "impl", "norm", "rows", "d", "threads", "peer", "status", "samples", "reps", "median_s",
     "p10_s", "p90_s", "gbps", "copy_gbps", "roof", "frac_copy", "frac_p10", "frac_p90",
     "speedup", "max_err", "tol", "memcpy_gbps", "loop_gbps", "stream_gbps", "device", "dtype",
-    "bytes_per_elem", "h2d_gbps", "d2h_gbps", "regime"};
+    "bytes_per_elem", "h2d_gbps", "d2h_gbps", "regime", "isa"};
 /* What a file must have for its table to mean anything; the rest were
  * added over time and read as empty when absent. */
 static const int required[] = {IMPL, NORM, ROWS, D, THREADS, PEER, STATUS, MED, P10, P90, GBPS,
@@ -36,7 +36,7 @@ static const char columns[] =
     "impl,norm,rows,d,threads,peer,status,samples,reps,"
     "median_s,p10_s,p90_s,gbps,copy_gbps,roof,frac_copy,frac_p10,frac_p90,"
     "speedup,max_err,tol,memcpy_gbps,loop_gbps,stream_gbps,device,dtype,bytes_per_elem,"
-    "h2d_gbps,d2h_gbps,regime";
+    "h2d_gbps,d2h_gbps,regime,isa";
 
 const char *nl_csv_columns(void) { return columns; }
 
@@ -107,7 +107,7 @@ void nl_csv_row(FILE *f, const nl_bench_row *r)
     num(f, "%g", r->bytes_per_elem);
     num(f, "%.3f", r->h2d_gbps);
     num(f, "%.3f", r->d2h_gbps);
-    fprintf(f, ",%s", or_empty(r->regime));
+    fprintf(f, ",%s,%s", or_empty(r->regime), or_empty(r->isa));
     fputc('\n', f);
 }
 
@@ -202,6 +202,7 @@ int nl_csv_read_row(char *line, const nl_csv_layout *l, nl_bench_row *r)
     r->h2d_gbps = number(f, l, H2D);
     r->d2h_gbps = number(f, l, D2H);
     r->regime = text(f, l, REGIME, "");
+    r->isa = text(f, l, ISA, "");
     return 1;
 }
 

@@ -13,9 +13,10 @@
 #include "cli/bench.h"
 #include "cli/options.h"
 
-typedef enum { FRAC, FASTER, SPEEDUP, PEER } goal_kind;
+typedef enum { FRAC, FASTER, SPEEDUP, PEER, PEERS, PEERS_SLOW } goal_kind;
 typedef enum { ONE, EVERY } goal_threads;
 typedef struct {
+    const char *isa;
     goal_kind kind;
     const char *what;
     double at_least;
@@ -24,17 +25,18 @@ typedef struct {
 } goal;
 
 static const goal goals[] = {
-#define GOAL(kind, what, at_least, threads, impls, where) {kind, what, at_least, threads, impls, where},
+#define GOAL(isa, kind, what, at_least, threads, impls, where) \
+    {#isa, kind, what, at_least, threads, impls, where},
 #include "cli/bench_goals.def"
 #undef GOAL
 };
 
 /* One out-of-cache row of one run, its strings copied out of the line. */
 typedef struct {
-    char impl[64], norm[16], dtype[8];
+    char impl[64], norm[16], dtype[8], isa[8];
     size_t rows, d, threads, run;
     int peer;
-    double median_s, frac, copy_gbps;
+    double median_s, frac, copy_gbps, bytes_per_elem;
 } run_row;
 
 typedef struct {
@@ -42,11 +44,12 @@ typedef struct {
     size_t n, cap;
 } run_rows;
 
-/* One value a goal is held to, the row it speaks for, and the row it was
- * set against (SPEEDUP's run at the most threads; NULL for the others). */
+/* One value a goal is held to, the row it speaks for, the row it was set
+ * against (SPEEDUP's run at the most threads; NULL for the others), and
+ * for the peer goals the peer's row. */
 typedef struct {
     double value;
-    const run_row *row, *against;
+    const run_row *row, *against, *peer;
 } measured;
 
 static int keep(run_rows *all, const nl_bench_row *r, size_t run)
@@ -64,6 +67,8 @@ static int keep(run_rows *all, const nl_bench_row *r, size_t run)
     snprintf(k->impl, sizeof k->impl, "%s", r->impl);
     snprintf(k->norm, sizeof k->norm, "%s", r->norm);
     snprintf(k->dtype, sizeof k->dtype, "%s", r->dtype);
+    snprintf(k->isa, sizeof k->isa, "%s", r->isa);
+    k->bytes_per_elem = r->bytes_per_elem;
     k->rows = r->rows, k->d = r->d, k->threads = r->threads, k->run = run;
     k->peer = r->peer, k->median_s = r->median_s, k->frac = r->frac_copy, k->copy_gbps = r->copy_gbps;
     return 1;
@@ -145,14 +150,25 @@ static const run_row *most_threads(const run_rows *all, const run_row *r)
     return best;
 }
 
-/* PEER's partner: the fastest of ours the goal names, where the peer ran. */
+/* Whether row r ran at the goal's width: its isa column, or for a CSV
+ * older than that column (isa empty) avx512, the only width those runs
+ * had. */
+static int at_width(const goal *g, const run_row *r)
+{
+    return !strcmp(r->isa, g->isa) || (!*r->isa && !strcmp(g->isa, "avx512"));
+}
+
+/* PEER's partner: the fastest of ours the goal names, where the peer ran,
+ * in the same pass (bytes per element: a backward row's 12 beside a
+ * forward row's 8 of the same norm and dtype). */
 static const run_row *fastest_ours(const run_rows *all, const goal *g, const run_row *peer)
 {
     const run_row *best = NULL;
     for (size_t i = 0; i < all->n; i++) {
         const run_row *p = &all->row[i];
         if (!p->peer && same_place(p, peer) && p->threads == peer->threads && !strcmp(p->norm, peer->norm) &&
-            !strcmp(p->dtype, peer->dtype) && bench_listed(g->impls, p->impl) && (!best || p->median_s < best->median_s))
+            !strcmp(p->dtype, peer->dtype) && p->bytes_per_elem == peer->bytes_per_elem &&
+            bench_listed(g->impls, p->impl) && (!best || p->median_s < best->median_s))
             best = p;
     }
     return best;
@@ -164,27 +180,36 @@ static int measure(const run_rows *all, const goal *g, const run_row *r, measure
     if (g->threads == ONE && r->threads != 1)
         return 0;
     const run_row *p;
-    m->row = r, m->against = NULL;
+    m->row = r, m->against = NULL, m->peer = NULL;
     switch (g->kind) {
     case FRAC:
         m->value = r->frac;
-        return !r->peer && bench_listed(g->impls, r->impl);
+        return !r->peer && at_width(g, r) && bench_listed(g->impls, r->impl);
     case FASTER:
-        if (r->peer || !strcmp(r->dtype, "f32") || !bench_listed(g->impls, r->impl) || !(p = f32_partner(all, r)))
+        if (r->peer || !at_width(g, r) || !strcmp(r->dtype, "f32") || !bench_listed(g->impls, r->impl) ||
+            !(p = f32_partner(all, r)))
             return 0;
         m->value = p->median_s / r->median_s;
         return 1;
     case SPEEDUP:
-        if (r->peer || r->threads != 1 || !bench_listed(g->impls, r->impl) || !(p = most_threads(all, r)))
+        if (r->peer || !at_width(g, r) || r->threads != 1 || !bench_listed(g->impls, r->impl) ||
+            !(p = most_threads(all, r)))
             return 0;
         m->value = r->median_s / p->median_s;
         m->against = p;
         return 1;
     case PEER:
-        if (!r->peer || strncmp(r->impl, "ort-", 4) || !(p = fastest_ours(all, g, r)))
+    case PEERS:
+    case PEERS_SLOW:
+        /* the peer's row has no width of its own: ours beside it has */
+        if (!r->peer || (g->kind == PEER && strncmp(r->impl, "ort-", 4)) ||
+            (g->kind == PEERS_SLOW && !(r->frac < 0.6)) || !(p = fastest_ours(all, g, r)) ||
+            !at_width(g, p))
             return 0;
         m->value = r->median_s / p->median_s;
         m->row = p;
+        m->against = NULL;
+        m->peer = r;
         return 1;
     }
     return 0;
@@ -192,7 +217,7 @@ static int measure(const run_rows *all, const goal *g, const run_row *r, measure
 
 static int met(const goal *g, double v)
 {
-    return g->kind == FASTER ? v > g->at_least : v >= g->at_least;
+    return g->kind == FASTER || g->kind == PEERS ? v > g->at_least : v >= g->at_least;
 }
 
 static int by_value(const void *a, const void *b)
@@ -208,10 +233,14 @@ static void print_goal(const run_rows *all, const goal *g, measured *m)
         if (measure(all, g, &all->row[i], &m[n]))
             ok += met(g, m[n++].value);
     char want[16];
-    snprintf(want, sizeof want, "%s %.2f", g->kind == FASTER ? ">" : ">=", g->at_least);
+    snprintf(want, sizeof want, "%s %.2f", g->kind == FASTER || g->kind == PEERS ? ">" : ">=",
+             g->at_least);
     if (n == 0) {
         if (g->kind == PEER)
             printf("%-30s %7s  no ONNX Runtime rows (make peers)\n", g->what, want);
+        else if (g->kind == PEERS || g->kind == PEERS_SLOW)
+            printf("%-30s %7s  no %speer rows beside %s rows (make peers)\n", g->what, want,
+                   g->kind == PEERS_SLOW ? "slow " : "", g->isa);
         else
             printf("%-30s %7s  none of its kernels in these runs\n", g->what, want);
         return;
@@ -222,10 +251,13 @@ static void print_goal(const run_rows *all, const goal *g, measured *m)
     printf("%-30s %7s %7s %5.2f %6.2f %5.2f  %s\n", g->what, want, count, m[0].value, m[n / 2].value,
            m[n - 1].value, ok == n ? "met" : "NOT MET");
     for (size_t i = 0; i < n && i < 4 && !met(g, m[i].value); i++) {
-        const run_row *r = m[i].row, *a = m[i].against;
+        const run_row *r = m[i].row, *a = m[i].against, *q = m[i].peer;
         if (a) /* what memory gave the copy beside it, from one thread to a->threads */
             printf("      %.2f  %s, %zux%zu, 1 -> %zu threads, run %zu; the copy %.2f\n", m[i].value, r->impl,
                    r->rows, r->d, a->threads, r->run, a->copy_gbps / r->copy_gbps);
+        else if (q && g->kind != PEER)
+            printf("      %.2f  %s over %s, %zux%zu, %zu thread%s, run %zu\n", m[i].value, q->impl, r->impl,
+                   r->rows, r->d, r->threads, r->threads == 1 ? "" : "s", r->run);
         else
             printf("      %.2f  %s, %zux%zu, %zu thread%s, run %zu\n", m[i].value, r->impl, r->rows, r->d,
                    r->threads, r->threads == 1 ? "" : "s", r->run);
@@ -237,9 +269,8 @@ static void print_goal(const run_rows *all, const goal *g, measured *m)
 int bench_goals(const bench_options *o)
 {
     run_rows all = {0};
-    printf("The course's goals (code/cli/bench_goals.def), out of cache (rows the bench "
-           "labelled \"memory\"), %zu run%s:\n",
-           o->ngoal_files, o->ngoal_files == 1 ? "" : "s");
+    printf("The course's goals (code/cli/bench_goals.def), out of cache (rows the bench labelled \"memory\"; the AVX2 goals "
+           "only rows it ran at avx2), %zu run%s:\n", o->ngoal_files, o->ngoal_files == 1 ? "" : "s");
     for (size_t k = 0; k < o->ngoal_files; k++)
         if (!read_run(o->goal_files[k], k + 1, &all)) {
             free(all.row);
@@ -256,9 +287,9 @@ int bench_goals(const bench_options *o)
         print_goal(&all, &goals[k], m);
     printf("\nA value is one kernel at one shape and thread count in one run: its fraction\n"
            "of the copy of the same bytes; for the 16-bit kernels' speed, the f32 kernel's\n"
-           "ms over theirs; for threads, one thread's ms over the most threads'; for ONNX\n"
-           "Runtime, its ms over our faster kernel's. Under a goal not met, its lowest\n"
-           "values (at most four).\n");
+           "ms over theirs; for threads, one thread's ms over the most threads'; for a\n"
+           "peer (ONNX Runtime; for the AVX2 goals every peer), its ms over our faster\n"
+           "kernel's. Under a goal not met, its lowest values (at most four).\n");
     free(m);
     free(all.row);
     return 0;

@@ -64,7 +64,7 @@ size_t bench_provenance(const bench_options *o, int opencl_rows, char lines[][51
 {
     size_t k = 0;
     char text[256];
-    if (max < 11)
+    if (max < 12)
         return 0;
     snprintf(lines[k++], 512, "normlab bench%s",
              o->quick ? " --quick: a smoke test, not numbers to quote" : "");
@@ -86,6 +86,16 @@ size_t bench_provenance(const bench_options *o, int opencl_rows, char lines[][51
              forced ? "NORMLAB_RUNGS=" : rv ? "NORMLAB_RUNGS is neither block nor row, so "
                                              "this CPU's choice" : "this CPU's choice",
              forced ? rv : "");
+    /* which width the rows ran at: a run capped by NORMLAB_ISA on a wider
+     * CPU must not pass for one of that CPU's own paths (bench --goals
+     * holds the AVX2 goals to rows labelled avx2) */
+    const char *active = nl_isa_name(nl_isa_active()), *cpu = nl_isa_name(nl_isa_cpu());
+    if (strcmp(active, cpu))
+        snprintf(lines[k++], 512, "isa: %s (the SIMD path _best and _omp took; NORMLAB_ISA=%s "
+                 "capped this CPU's %s)", active, getenv("NORMLAB_ISA"), cpu);
+    else
+        snprintf(lines[k++], 512, "isa: %s (the SIMD path _best and _omp took: this CPU's "
+                 "widest)", active);
 #if defined(__clang__)
     snprintf(lines[k++], 512, "compiler: clang %s", __clang_version__);
 #elif defined(__GNUC__)

@@ -7,6 +7,7 @@
 
 #include "cli/bench.h"
 #include "cli/options.h"
+#include "simd/simd.h"
 
 #define MAX_ENTRIES 256
 
@@ -157,8 +158,10 @@ int bench_run(const bench_options *o)
                     row.copy_gbps_by_kind[c] = NAN;
                 /* the bytes this row moves: a 16-bit block half its f32 shape's */
                 double moved = (double)s.rows * (double)s.d * (double)e->bytes_per_elem;
-                if (!strcmp(e->device, "cpu"))
+                if (!strcmp(e->device, "cpu")) {
                     row.regime = nl_bytes_regime(moved, row.threads);
+                    row.isa = nl_isa_name(nl_isa_active());
+                }
                 if (!shown || bench_block_changes(e->dtype, shown))
                     bench_print_block(s, t, nl_bytes_regime(moved, t), e->dtype, 1), shown = e->dtype;
                 char why[512] = "";

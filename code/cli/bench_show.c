@@ -27,7 +27,7 @@ static void print_provenance(const char *line, void *unused)
 {
     (void)unused;
     static const char *const keep[] = {"# cpu:", "# compiler:", "# date:",
-                                       "# peer:", "# opencl device:", "# opencl settings:", "# caches:", "# rungs:",
+                                       "# peer:", "# opencl device:", "# opencl settings:", "# caches:", "# rungs:", "# isa:",
                                        "# peers:", "# normlab bench"};
     for (size_t k = 0; k < sizeof keep / sizeof *keep; k++)
         if (!strncmp(line, keep[k], strlen(keep[k]))) {

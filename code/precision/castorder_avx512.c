@@ -162,10 +162,10 @@ ROWS(_hw, BF16_TARGET, HW)
 ROWS(_hw_nt, BF16_TARGET, HW | NT)
 
 #define AVX512_KERNEL(name, cast, ROW)                                                    \
-    NL_HALF_ROW_KERNEL_ATTR(static, name##_int, cast, ROW)                                \
-    NL_HALF_ROW_KERNEL_ATTR(static, name##_nt, cast, ROW##_nt)                            \
-    NL_HALF_ROW_KERNEL_ATTR(static BF16_TARGET, name##_hw, cast, ROW##_hw)                \
-    NL_HALF_ROW_KERNEL_ATTR(static BF16_TARGET, name##_hw_nt, cast, ROW##_hw_nt)          \
+    NL_HALF_ROW_KERNEL_ATTR(static, nl_##name##_int, cast, ROW)                           \
+    NL_HALF_ROW_KERNEL_ATTR(static, nl_##name##_nt, cast, ROW##_nt)                       \
+    NL_HALF_ROW_KERNEL_ATTR(static BF16_TARGET, nl_##name##_hw, cast, ROW##_hw)           \
+    NL_HALF_ROW_KERNEL_ATTR(static BF16_TARGET, nl_##name##_hw_nt, cast, ROW##_hw_nt)     \
     int nl_##name(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,    \
                   float eps, size_t rows, size_t d, uint16_t *y)                          \
     {                                                                                     \

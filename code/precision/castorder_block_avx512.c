@@ -1,6 +1,6 @@
-/* castorder_block_avx512.c — the block rung of chapter 8's ladder: the
- * f32 block rung's trick (code/simd/rmsnorm_avx512.c, layernorm_avx512.c,
- * `*_avx512_block`) on 16-bit rows.
+/* castorder_block_avx512.c — the fourth rung of chapter 8's ladder: the
+ * f32 block rung's trick (code/simd/rmsnorm_rungs.h, layernorm_rungs.h,
+ * `*_block`) on 16-bit rows.
  *
  * The pipe rung (castorder_pipe_avx512.c) writes one row while it sums the
  * next, and for RMSNorm that was slower than the two passes of f32stats.
@@ -14,52 +14,19 @@
  *
  * Every row's statistics are the pipe rung's, summed in the same order
  * (dot4_* for bf16 on an avx512_bf16 CPU, block_sums otherwise), and its
- * steps are the pipe rung's (half_step_avx512.h), so each output has the
+ * steps are the pipe rung's (half_rungs.h, half_bf16_avx512.h), so each output has the
  * pipe rung's bits; for RMSNorm those are the f32stats rung's too.
  * LayerNorm's are not: f32stats sums the deviations from a first mean in
  * a second pass over the row, which would read each row again; as the
  * pipe rung does, this one takes the sums of x and x^2 together and
- * checks that the variance kept its bits (affine_of). */
-#include "precision/half_step_avx512.h"
-
-#ifndef NL_HALF_BLOCK_ROWS /* knobs for trying other block heights */
-#define NL_HALF_BLOCK_ROWS 4
-#endif
-#ifndef NL_HALF_BLOCK_PF /* and prefetch distances (bytes; 0: none) */
-#define NL_HALF_BLOCK_PF 0
-#endif
-enum { NB = NL_HALF_BLOCK_ROWS }; /* rows a block */
-
-/* The line PF bytes past the reads of each of the next rows, asked for
- * into L2, where NL_HALF_BLOCK_PF sets a distance. */
-static inline __attribute__((always_inline)) void ask_ahead(const uint16_t *xn, size_t nn,
-                                                            size_t d, size_t i)
-{
-    for (size_t j = 0; NL_HALF_BLOCK_PF && j < nn; j++)
-        for (size_t k = 0; k < 256; k += 64)
-            _mm_prefetch((const char *)((uintptr_t)(xn + j * d + i) + NL_HALF_BLOCK_PF + k),
-                         _MM_HINT_T1);
-}
-
-/* The next rows' sums in double lanes, a row each: of x^2 (q) and of x
- * (p, LayerNorm), added to once per block of columns. */
-typedef struct { __m512d q[NB], p[NB]; } row_lanes;
-
-static inline row_lanes row_lanes_zero(void)
-{
-    row_lanes l;
-#pragma GCC unroll 8
-    for (size_t j = 0; j < NB; j++)
-        l.q[j] = l.p[j] = _mm512_setzero_pd();
-    return l;
-}
-
-static inline void row_lanes_out(const row_lanes *l, size_t nn, sums *s)
-{
-#pragma GCC unroll 8
-    for (size_t j = 0; j < nn; j++)
-        s[j] = (sums){_mm512_reduce_add_pd(l->p[j]), _mm512_reduce_add_pd(l->q[j])};
-}
+ * checks that the variance kept its bits (affine_of).
+ *
+ * The rung is half_rungs.h's (block_plain, blocks_of) at every width; this
+ * file compiles it at 16 lanes, with the 32-lane bf16 loop of an
+ * avx512_bf16 CPU (block_hw). */
+#include "simd/vec_avx512.h"
+#include "precision/half_vec_avx512.h"
+#include "precision/half_bf16_avx512.h"
 
 // @snippet block-loop
 /* One loop over the columns for bf16 on an avx512_bf16 CPU: the nb rows
@@ -105,7 +72,7 @@ block_hw(nl_cast cast, int nt, const uint16_t *xb, size_t nb, const affine *t, c
             } else {
 #pragma GCC unroll 8
                 for (size_t j = 0; j < nb; j++)
-                    tail16(NL_DT_BF16, cast, xb + j * d + i, wat(cast, w, i), wat(cast, b, i),
+                    tail(NL_DT_BF16, cast, xb + j * d + i, wat(cast, w, i), wat(cast, b, i),
                            t[j], d - i, yb + j * d + i);
             }
 #pragma GCC unroll 8
@@ -127,95 +94,11 @@ block_hw(nl_cast cast, int nt, const uint16_t *xb, size_t nb, const affine *t, c
 }
 // @end
 
-/* The same loop on 16 lanes in memory order (fp16, and bf16 without
- * avx512_bf16), the sums in dev_sums' order. */
-static inline __attribute__((always_inline)) void
-block_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *xb, size_t nb, const affine *t,
-            const void *w, const void *b, size_t d, uint16_t *yb, const uint16_t *xn, size_t nn,
-            sums *s)
-{
-    const int ln = cast == NL_CAST_TORCH;
-    row_lanes l = row_lanes_zero();
-    size_t i = 0;
-    while (i < d) {
-        block_sums a[NB];
-#pragma GCC unroll 8
-        for (size_t j = 0; j < NB; j++)
-            a[j] = block_zero();
-        size_t end = d - i > BLOCK ? i + BLOCK : d;
-        for (; i + 32 <= end; i += 32) {
-            if ((i & 127) == 0)
-                ask_ahead(xn, nn, d, i);
-            for (size_t k = i; k < i + 32; k += 16) {
-                __m512 wv, bv;
-                weights16(dt, cast, wat(cast, w, k), wat(cast, b, k), 0xffff, &wv, &bv);
-#pragma GCC unroll 8
-                for (size_t j = 0; j < nb; j++)
-                    put16(nt, yb + j * d + k,
-                          step16_with(dt, cast, load16(dt, xb + j * d + k, 0xffff), wv, bv, t[j]));
-            }
-#pragma GCC unroll 8
-            for (size_t j = 0; j < nn; j++)
-                block_add2(&a[j], load16(dt, xn + j * d + i, 0xffff),
-                           load16(dt, xn + j * d + i + 16, 0xffff), ln);
-        }
-        for (; i < end; i += 16) {
-#pragma GCC unroll 8
-            for (size_t j = 0; j < nb; j++)
-                tail16(dt, cast, xb + j * d + i, wat(cast, w, i), wat(cast, b, i), t[j],
-                       end - i < 16 ? end - i : 16, yb + j * d + i);
-#pragma GCC unroll 8
-            for (size_t j = 0; j < nn; j++)
-                block_add1(&a[j], load16(dt, xn + j * d + i, lanes16(i, end)), ln);
-        }
-#pragma GCC unroll 8
-        for (size_t j = 0; j < nn; j++)
-            block_fold(&l.q[j], &l.p[j], a[j], ln);
-    }
-    row_lanes_out(&l, nn, s);
-}
-
-/* One block's loop, as block_hw or block_plain compiled for one cast
- * order: a full block beside a full next one with the counts constant,
- * the edges of a call with them as they come. */
-typedef void block_fn(nl_dtype dt, int nt, const uint16_t *xb, size_t nb, const affine *t,
-                      const void *w, const void *b, size_t d, uint16_t *yb, const uint16_t *xn,
-                      size_t nn, sums *s);
-
-/* The rows of a call, a block at a time: each block's affines from the
- * sums the previous block's loop took, then its loop. */
-static void blocks_of(block_fn *one, nl_dtype dt, nl_cast cast, int nt, const uint16_t *x,
-                      const void *w, const void *b, float eps, size_t rows, size_t d, uint16_t *y)
-{
-    affine t[NB] = {{_mm512_setzero_ps(), _mm512_setzero_ps()}};
-    sums s[NB];
-    size_t nb = rows < NB ? rows : NB;
-    one(dt, nt, NULL, 0, t, w, b, d, NULL, x, nb, s); /* the first block's sums alone */
-    for (size_t r = 0; r < rows; r += nb) {
-        nb = rows - r < NB ? rows - r : NB;
-#pragma GCC unroll 8
-        for (size_t j = 0; j < nb; j++)
-            t[j] = affine_of(dt, cast, x + (r + j) * d, d, eps, s[j]);
-        size_t after = rows - r - nb;
-        one(dt, nt, x + r * d, nb, t, w, b, d, y + r * d, x + (r + nb) * d,
-            after < NB ? after : NB, s);
-    }
-}
-
+/* block_plain (half_rungs.h) and block_hw compiled for one cast order, the
+ * counts constant in a full block beside a full next one, and the rows
+ * of a call by each. */
 #define BLOCK_ROWS(cast, tag)                                                               \
-    static void block_##tag(nl_dtype dt, int nt, const uint16_t *xb, size_t nb,            \
-                            const affine *t, const void *w, const void *b, size_t d,       \
-                            uint16_t *yb, const uint16_t *xn, size_t nn, sums *s)          \
-    {                                                                                       \
-        if (nb == NB && nn == NB && dt == NL_DT_BF16)                                       \
-            block_plain(NL_DT_BF16, cast, nt, xb, NB, t, w, b, d, yb, xn, NB, s);           \
-        else if (nb == NB && nn == NB)                                                      \
-            block_plain(NL_DT_F16, cast, nt, xb, NB, t, w, b, d, yb, xn, NB, s);            \
-        else if (dt == NL_DT_BF16)                                                          \
-            block_plain(NL_DT_BF16, cast, nt, xb, nb, t, w, b, d, yb, xn, nn, s);           \
-        else                                                                                \
-            block_plain(NL_DT_F16, cast, nt, xb, nb, t, w, b, d, yb, xn, nn, s);            \
-    }                                                                                       \
+    BLOCK_PLAIN(cast, tag)                                                                  \
     BF16_TARGET static void block_##tag##_hw(nl_dtype dt, int nt, const uint16_t *xb,      \
                                              size_t nb, const affine *t, const void *w,    \
                                              const void *b, size_t d, uint16_t *yb,        \
@@ -226,11 +109,6 @@ static void blocks_of(block_fn *one, nl_dtype dt, nl_cast cast, int nt, const ui
             block_hw(cast, nt, xb, NB, t, w, b, d, yb, xn, NB, s);                          \
         else                                                                                \
             block_hw(cast, nt, xb, nb, t, w, b, d, yb, xn, nn, s);                          \
-    }                                                                                       \
-    static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const void *w,           \
-                           const void *b, float eps, size_t rows, size_t d, uint16_t *y)   \
-    {                                                                                       \
-        blocks_of(block_##tag, dt, cast, nt, x, w, b, eps, rows, d, y);                     \
     }                                                                                       \
     static void rows_##tag##_hw(int nt, const uint16_t *x, const void *w, const void *b,    \
                                 float eps, size_t rows, size_t d, uint16_t *y)             \

@@ -25,46 +25,69 @@ static const paths by_cast[NL_CAST_COUNT] = {
     [NL_CAST_TORCH] = PATHS(layernorm_torch),
 };
 
-#if defined(__x86_64__)
-/* The fastest AVX-512 rung of each order and dtype (chapter 8, "Four
- * rows a loop"; its lab notebook, "The four-row rung"): the block rung, out of cache and in it (make half-pattern
- * and normlab bench, 16384x8192, 4096x4096 and 256x1024), but for Llama's
- * fp16, where it ties with f32stats out of cache (0.69-0.73 of copy for
- * both) and f32stats is the simpler. Where the block rungs were measured
- * slower (nl_rungs_active, AMD family 19h: book/data/zen4-rungs-reference.csv),
- * the rows go one at a time, by the split rung (the pipe rung's arithmetic
- * in the f32stats rung's two passes), the fastest there, or within 0.01 of
- * it, in every order and dtype once its prefetch was really compiled in
- * (book/data/zen4-prefetch-split-reference.csv). The bits are the ones _best had
- * before, whichever is taken: the f32stats rung's for RMSNorm (the pipe
- * rung's are the same), the pipe rung's for LayerNorm. */
-static nl_half_fn fast_avx512(nl_cast cast, nl_dtype dt)
+/* The fast rungs of half_rungs.h at one width, by cast order. */
+typedef struct { nl_half_fn block, split, f32stats; } rungs;
+#define RUNGS(order, isa)                                                                   \
+    {nl_##order##_block_##isa, nl_##order##_split_##isa, nl_##order##_f32stats_##isa}
+#define WIDTH_RUNGS(isa)                                                                    \
+    {[NL_CAST_LLAMA] = RUNGS(rmsnorm_llama, isa), [NL_CAST_GEMMA] = RUNGS(rmsnorm_gemma, isa), \
+     [NL_CAST_TORCH] = RUNGS(layernorm_torch, isa)}
+
+/* The fastest rung of each order and dtype at the active width (chapter
+ * 8, "Four rows a loop"; its lab notebook, "The four-row rung"): the block rung, out of cache and in it (make
+ * half-pattern and normlab bench on the Xeon's AVX-512, 16384x8192,
+ * 4096x4096 and 256x1024), but for Llama's fp16 with AVX-512, where it
+ * ties with f32stats out of cache (0.69-0.73 of copy for both) and
+ * f32stats is the simpler. Where the block rungs were measured slower
+ * (nl_rungs_active, AMD family 19h:
+ * book/data/zen4-rungs-reference.csv), the rows go one at a time, by the
+ * split rung (the pipe rung's arithmetic in the f32stats rung's two
+ * passes), the fastest there, or within 0.01 of it, in every order and
+ * dtype once its prefetch was really compiled in
+ * (book/data/zen4-prefetch-split-reference.csv). Every width has the
+ * same rungs, so the same choice. The bits are the ones _best had before,
+ * whichever is taken: the f32stats rung's for RMSNorm (the pipe rung's are
+ * the same), the pipe rung's for LayerNorm. NULL: no fast rung (T5 with
+ * an fp32 weight, or no SIMD). */
+static nl_half_fn fast_of(nl_cast cast, nl_dtype dt)
 {
-    int row = nl_rungs_active() == NL_RUNGS_ROW;
-    switch (cast) {
-    case NL_CAST_TORCH:
-        return row ? nl_layernorm_torch_split_avx512 : nl_layernorm_torch_block_avx512;
-    case NL_CAST_LLAMA:
-        if (row)
-            return nl_rmsnorm_llama_split_avx512;
-        return dt == NL_DT_F16 ? nl_rmsnorm_llama_f32stats_avx512
-                               : nl_rmsnorm_llama_block_avx512;
-    case NL_CAST_GEMMA:
-        return row ? nl_rmsnorm_gemma_split_avx512 : nl_rmsnorm_gemma_block_avx512;
-    default: return NULL;
+    const rungs *r = NULL;
+    switch (nl_isa_active()) {
+#if defined(__x86_64__)
+    case NL_ISA_AVX512: {
+        static const rungs w[NL_CAST_COUNT] = WIDTH_RUNGS(avx512);
+        r = &w[cast];
+        if (cast == NL_CAST_LLAMA && dt == NL_DT_F16 && nl_rungs_active() == NL_RUNGS_BLOCK)
+            return r->f32stats;
+        break;
     }
-}
+    case NL_ISA_AVX2: {
+        static const rungs w[NL_CAST_COUNT] = WIDTH_RUNGS(avx2);
+        r = &w[cast];
+        break;
+    }
+#elif defined(__aarch64__)
+    case NL_ISA_NEON: {
+        static const rungs w[NL_CAST_COUNT] = WIDTH_RUNGS(neon);
+        r = &w[cast];
+        break;
+    }
 #endif
+    default:
+        break;
+    }
+    (void)dt;
+    if (!r || !r->block)
+        return NULL;
+    return nl_rungs_active() == NL_RUNGS_ROW ? r->split : r->block;
+}
 
 static nl_half_fn best_of(nl_cast cast, nl_dtype dt)
 {
-    paths p = by_cast[cast];
-    (void)dt; /* only the x86-64 rungs differ by dtype */
-#if defined(__x86_64__)
-    nl_half_fn fast = nl_isa_active() == NL_ISA_AVX512 ? fast_avx512(cast, dt) : NULL;
+    nl_half_fn fast = fast_of(cast, dt);
     if (fast)
         return fast;
-#endif
+    paths p = by_cast[cast];
     switch (nl_isa_active()) {
     case NL_ISA_AVX512: return p.avx512 ? p.avx512 : p.scalar;
     case NL_ISA_AVX2: return p.avx2 ? p.avx2 : p.scalar;

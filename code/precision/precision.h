@@ -61,11 +61,12 @@ static inline uint16_t nl_torch_point(nl_dtype dt, float x, float rstd, float sh
  * the call, then runs ROW(dt, cast, x, gamma, beta, eps, d, y) on each
  * row, with the dtype a constant in each branch so that every inner loop
  * is compiled for one dtype. */
-#define NL_HALF_ROW_KERNEL(name, cast, ROW) NL_HALF_ROW_KERNEL_ATTR(, name, cast, ROW)
-/* The same with function attributes (a target("...") the row needs). */
-#define NL_HALF_ROW_KERNEL_ATTR(attr, name, cast, ROW)                                    \
-    attr int nl_##name(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,    \
-                  float eps, size_t rows, size_t d, uint16_t *y)                          \
+#define NL_HALF_ROW_KERNEL(name, cast, ROW) NL_HALF_ROW_KERNEL_ATTR(, nl_##name, cast, ROW)
+/* The same with function attributes (a target("...") the row needs), the
+ * function's full name fn. */
+#define NL_HALF_ROW_KERNEL_ATTR(attr, fn, cast, ROW)                                      \
+    attr int fn(nl_dtype dt, const uint16_t *x, const void *gamma, const void *beta,      \
+                float eps, size_t rows, size_t d, uint16_t *y)                            \
     {                                                                                     \
         int rc = nl_half_check_args(dt, x, gamma, beta, rows, d, y, nl_cast_norm(cast));  \
         if (rc)                                                                           \

@@ -67,6 +67,11 @@ static cap_kind isa_cap(nl_isa *cap)
     return CAP_UNKNOWN;
 }
 
+nl_isa nl_isa_cpu(void)
+{
+    return cpu_widest();
+}
+
 nl_isa nl_isa_active(void)
 {
     nl_isa best = cpu_widest(), cap;
@@ -76,6 +81,23 @@ nl_isa nl_isa_active(void)
     if (rc < 0) /* another architecture's name: only the portable path is valid */
         return NL_ISA_SCALAR;
     return rc < isa_rank(best) ? cap : best;
+}
+
+size_t nl_isa_widths(const nl_isa **widths)
+{
+#if defined(__x86_64__)
+    static const nl_isa w[] = {NL_ISA_AVX2, NL_ISA_AVX512};
+#elif defined(__aarch64__)
+    static const nl_isa w[] = {NL_ISA_NEON};
+#else
+    static const nl_isa w[] = {NL_ISA_SCALAR}; /* none: the count is 0 */
+#endif
+    *widths = w;
+#if defined(__x86_64__) || defined(__aarch64__)
+    return sizeof w / sizeof w[0];
+#else
+    return 0;
+#endif
 }
 
 const char *nl_isa_name(nl_isa isa)

@@ -1,6 +1,8 @@
 /* rmsnorm_avx2.c — RMSNorm with AVX2 + FMA: one sweep for the sum of
  * squares (four FMA chains), one for the output; masked tail, unaligned
- * pointers accepted.  One sweep fewer than LayerNorm, and no beta.
+ * pointers accepted.  One sweep fewer than LayerNorm, and no beta.  The
+ * fast rungs at 8 lanes (rmsnorm_rungs_avx2.c) sum in this order, so they
+ * give this kernel's bits.
  *
  * Numerics (build/tests/check_simd): max |y - ref| below 1e-6 on
  * unit-scale data; stated tol 1e-5.  |x| ~ 1e20 works: a row whose float
@@ -24,9 +26,9 @@ static float row_sumsq(const float *x, size_t d)
         a2 = _mm256_fmadd_ps(v2, v2, a2);
         a3 = _mm256_fmadd_ps(v3, v3, a3);
     }
-    for (; i + 8 <= d; i += 8) {
-        __m256 v = _mm256_loadu_ps(x + i);
-        a0 = _mm256_fmadd_ps(v, v, a0);
+    for (; i + 8 <= d; i += 8) { /* the rest into a1, as the tail: the */
+        __m256 v = _mm256_loadu_ps(x + i); /* order of rmsnorm_rungs.h */
+        a1 = _mm256_fmadd_ps(v, v, a1);
     }
     if (i < d) {
         __m256 v = _mm256_maskload_ps(x + i, nl_tail_mask256(d - i));

@@ -7,15 +7,18 @@
  * is only about time.
  *
  * It is measured, not reasoned: the block rungs were built and timed on an
- * Intel Xeon (the reference CSVs of book/data), where they are the faster; on an
- * AMD EPYC of family 19h (Zen 4, book/data/zen4-rungs-reference.csv) the
- * same binaries ran every block rung slower than the row rung it replaced,
- * by a fifth to a half.  Family 19h with AVX-512 is Zen 4 (that machine
- * reported model 11h, coreboot's GENOA_B0_CPUID in
- * src/soc/amd/genoa_poc/include/soc/cpu.h; a part of the family without
- * AVX-512 never reaches these rungs).  Only that family is sent to
- * the row rungs: no other AMD family has been timed here (Zen 5 is family
- * 1Ah), and what was not measured keeps the shape that was.
+ * Intel Xeon (the reference CSVs of book/data), where they are the faster;
+ * on an AMD EPYC of family 19h (Zen 4, book/data/zen4-rungs-reference.csv)
+ * the same binaries ran every block rung slower than the row rung it
+ * replaced, by a fifth to a half.  Family 19h with AVX-512 is Zen 4 (that
+ * machine reported model 11h, coreboot's GENOA_B0_CPUID in
+ * src/soc/amd/genoa_poc/include/soc/cpu.h); without it, Zen 3.  The same
+ * Zen 4 capped to AVX2 (NORMLAB_ISA=avx2) ran the AVX2 block and skew
+ * rungs slower than their row rungs too, the bf16 block rung by far on
+ * rows of 4096 values (8 KiB apart) and not on rows of 4160, which points
+ * at four rows a power of two apart colliding in the caches' sets; so the
+ * whole family takes the row shape, at both widths.  No other AMD family has been timed here (Zen 5 is family 1Ah),
+ * and what was not measured keeps the shape that was.
  * NORMLAB_RUNGS=block|row overrides the choice, so that a test can run
  * both and a reader can time both on their machine. */
 #include <stdlib.h>
@@ -32,7 +35,7 @@ static nl_rungs cpu_rungs(void)
     __builtin_cpu_init();
     return __builtin_cpu_is("amdfam19h") ? NL_RUNGS_ROW : NL_RUNGS_BLOCK;
 #else
-    return NL_RUNGS_BLOCK; /* only the x86-64 dispatchers have both shapes */
+    return NL_RUNGS_BLOCK; /* measured on x86-64 only: the shape measured first */
 #endif
 }
 

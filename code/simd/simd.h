@@ -18,8 +18,13 @@ typedef enum { NL_ISA_SCALAR = 0, NL_ISA_AVX2, NL_ISA_AVX512, NL_ISA_NEON } nl_i
  * set; why a kernel needing `requires` (NL_REQ_* bits) cannot run on this
  * CPU under that cap, or NULL. */
 nl_isa nl_isa_active(void);
+nl_isa nl_isa_cpu(void); /* the widest path this CPU runs, NORMLAB_ISA aside */
 const char *nl_isa_name(nl_isa isa);
 const char *nl_isa_unavailable(unsigned requires);
+/* The SIMD paths this binary carries, narrowest first: the widths the
+ * schedules (rmsnorm_rungs.h, ...) are compiled at, avx2 and avx512 on
+ * x86-64, neon on aarch64; their count. */
+size_t nl_isa_widths(const nl_isa **widths);
 
 /* rung_shape.c: the shape of fast rung the dispatchers take out of cache,
  * four rows a loop (block) or one row at a time (row), by CPU family as
@@ -60,20 +65,21 @@ int nl_output_spills(size_t rows, size_t d);
                   float eps, size_t rows, size_t d, float *y)
 NL_DECLARE_KERNEL(layernorm_vec);
 NL_DECLARE_KERNEL(rmsnorm_vec);
-NL_DECLARE_KERNEL(layernorm_avx2);
-NL_DECLARE_KERNEL(rmsnorm_avx2);
-NL_DECLARE_KERNEL(layernorm_avx512);
-NL_DECLARE_KERNEL(rmsnorm_avx512);
-NL_DECLARE_KERNEL(layernorm_avx512_nt);
-NL_DECLARE_KERNEL(rmsnorm_avx512_nt);
-NL_DECLARE_KERNEL(layernorm_avx512_pf);
-NL_DECLARE_KERNEL(layernorm_avx512_shift);
-NL_DECLARE_KERNEL(layernorm_avx512_shift_pf);
-NL_DECLARE_KERNEL(layernorm_avx512_block);
-NL_DECLARE_KERNEL(rmsnorm_avx512_pf);
-NL_DECLARE_KERNEL(rmsnorm_avx512_block);
-NL_DECLARE_KERNEL(layernorm_neon);
-NL_DECLARE_KERNEL(rmsnorm_neon);
+/* The rungs of layernorm_rungs.h and rmsnorm_rungs.h at one width. */
+#define NL_DECLARE_RUNGS(isa)                                                 \
+    NL_DECLARE_KERNEL(layernorm_##isa);                                      \
+    NL_DECLARE_KERNEL(layernorm_##isa##_nt);                                 \
+    NL_DECLARE_KERNEL(layernorm_##isa##_pf);                                 \
+    NL_DECLARE_KERNEL(layernorm_##isa##_shift);                              \
+    NL_DECLARE_KERNEL(layernorm_##isa##_shift_pf);                           \
+    NL_DECLARE_KERNEL(layernorm_##isa##_block);                              \
+    NL_DECLARE_KERNEL(rmsnorm_##isa);                                        \
+    NL_DECLARE_KERNEL(rmsnorm_##isa##_nt);                                   \
+    NL_DECLARE_KERNEL(rmsnorm_##isa##_pf);                                   \
+    NL_DECLARE_KERNEL(rmsnorm_##isa##_block)
+NL_DECLARE_RUNGS(avx2);
+NL_DECLARE_RUNGS(avx512);
+NL_DECLARE_RUNGS(neon);
 NL_DECLARE_KERNEL(layernorm_best);
 NL_DECLARE_KERNEL(rmsnorm_best);
 

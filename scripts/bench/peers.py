@@ -450,9 +450,12 @@ def main():
             spec = {"framework": fw, "threads": t, "samples": a.samples,
                     "groups": [{"rows": k[0], "d": k[1], "dtype": k[3], "norm": k[4], "pass": k[5]}
                                for k in order if k[2] == t]}
+            # the caller's XLA flags (an ISA cap: simd-goals.sh) after the threads'
             env = dict(os.environ, OMP_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t),
-                       XLA_FLAGS="--xla_cpu_multi_thread_eigen=%s intra_op_parallelism_threads=%d"
-                       % ("false" if t == 1 else "true", t), JAX_PLATFORMS="cpu")
+                       XLA_FLAGS="--xla_cpu_multi_thread_eigen=%s intra_op_parallelism_threads=%d%s"
+                       % ("false" if t == 1 else "true", t,
+                          " " + os.environ["XLA_FLAGS"] if os.environ.get("XLA_FLAGS") else ""),
+                       JAX_PLATFORMS="cpu")
             print("peers: %s on %d thread%s, %d groups" % (fw, t, "" if t == 1 else "s",
                                                             len(spec["groups"])), file=sys.stderr)
             p = subprocess.run([sys.executable, __file__, "--csv", a.csv, "--out", a.out,

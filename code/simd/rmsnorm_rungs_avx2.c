@@ -1,0 +1,5 @@
+/* rmsnorm_rungs_avx2.c — rmsnorm_rungs.h at 8 lanes (vec_avx2.h). */
+#include "simd/vec_avx2.h"
+/* chapter 5's rmsnorm_avx2.c is this width's first rung, written out by hand */
+#define NL_FIRST_RUNG_BY_HAND
+#include "simd/rmsnorm_rungs.h"
