@@ -11,9 +11,9 @@ scripts/grading/grade-class.sh --submissions "$T/class" --out "$T/out" --build "
     fail "grade-class failed"
 while IFS=$'\t' read -r who want; do
     row=$(grep "^\"$who\"," "$T/out/gradebook.csv") || fail "no gradebook row for $who"
-    got=$(awk -F, '{ print $(NF - 1) }' <<<"$row")
+    got=$(awk -F, '{ print $(NF - 2) }' <<<"$row")
     [ "$got" = "$want" ] || fail "$who: total $got, expected $want ($row)"
     [ -s "$T/out/reports/$who.json" ] && [ -s "$T/out/reports/$who.xml" ] || fail "no reports for $who"
 done <"$T/class.expected"
-head -n1 "$T/out/gradebook.csv" | grep -q '^student,01-layernorm-mean,.*,total,max$' || fail "gradebook header: $(head -n1 "$T/out/gradebook.csv")"
+head -n1 "$T/out/gradebook.csv" | grep -q '^student,01-layernorm-mean,.*,total,max,protected$' || fail "gradebook header: $(head -n1 "$T/out/gradebook.csv")"
 ! pgrep -f 'sleep 600' >/dev/null || fail "the hostile student's setsid sleep outlived grading"
