@@ -25,6 +25,7 @@ while read -r id file; do
     awk -v mode=list -f "$here/../book/snippets.awk" "$file" |
         awk -v id="$id" '$1 == "exercise" && $2 == id { print id, $3, $4, $5 }' >>"$work/regions"
     case $file in *.c) ;; *) continue ;; esac
+    # shellcheck disable=SC2206,SC2207  # flags, split as the grader splits them
     flags=($cflags $(isa_flags "$file") -I"$(dirname "$file")")
     case $file in code/mpi/*) flags+=($(pkg-config --cflags ompi-c 2>/dev/null)) ;; esac
     # Where the grader itself could not build it (14 without Open MPI's

@@ -7,9 +7,8 @@
 # with a correct 11 and 12: the list shows 11 and 12 done (the grader
 # stages every other exercise as its starter and never links the build's
 # own exercise objects), a changed file is graded again, an unchanged one
-# is not; a wrong 12 shows
-# the grader's first feedback line; and where no sandbox can be made, the
-# list says it ran the suites unconfined.
+# is not; a wrong 12 shows the grader's first feedback line; and where no
+# sandbox can be made, the list says it ran the suites unconfined.
 . tests/grader/lib.sh
 scripts/grading/sandbox.sh --probe >/dev/null 2>&1 || { echo "SKIP: no sandbox can be made here"; exit 0; }
 b=$T/handout-build
