@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Exercise 08's worker escapes its filter only by what it leaves behind
-# (issue 38, item 4): PoCL runs a kernel's inline assembly as native code
-# in the worker, whose filter allows files (PoCL compiles there).  A right
+# Exercise 08's worker could escape its filter only by what it leaves
+# behind: PoCL runs a kernel's inline assembly as native code in the
+# worker, whose filter allows files (PoCL compiles there).  A right
 # kernel that also probes the walls, once per launch:
 #   - unlinks the worker program and creates a file in /scratch (a worker
 #     that replaced /scratch/worker once made every later worker run

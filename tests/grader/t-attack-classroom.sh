@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GitHub Classroom runs the student's own repository (issue 38, item 2):
+# GitHub Classroom runs the student's own repository:
 # a one-line edit of its grade.sh made a starter "pass" there.  The
 # Classroom score is advisory; the grade is make grade-class on the
 # collected repositories, which reads only the exercise files and flags a

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A correct exercise scores full in the handout with every other exercise
-# its starter (issue 21's property, kept without shipping any answer):
+# its starter (what the handout's own grade must give, kept without any
+# answer shipped):
 # in a build like the handout's (each exercise's object its untouched
 # starter, as a student's build holds while nothing is done), the real
 # code of the exercises whose tests once needed another's answer (01-03:

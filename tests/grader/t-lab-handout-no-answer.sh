@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A handout holds no answer in any form (issue 38, item 1): make handout
+# A handout holds no answer in any form: make handout
 # and make handout LAB=02,11 pass handout-audit.sh (exercises-handout.sh
 # runs it on every tarball), hold no object, archive or self-test; and the
 # audit has teeth: copies of the handout with an answer in each form it
