@@ -155,7 +155,7 @@ run_ex() {
         # in an environment or on a command line, where any process of the
         # sandbox could read it in /proc (driver.sh).
         "$here/sandbox.sh" --time "$limit" --ro "$stage/common" /stage/common --ro "$e" /stage/ex --ro "$in" /sub -- \
-            /usr/bin/env "${envs[@]}" COMMON=/stage/common EXDIR=/stage/ex SUB=/sub SCRATCH=/scratch NL_CL_PRIVATE_TMP_REQUIRED=1 \
+            /usr/bin/env "${envs[@]}" COMMON=/stage/common EXDIR=/stage/ex SUB=/sub SCRATCH=/scratch \
             bash /stage/common/driver.sh 3>"$v.verdict" 4< <(printf '%s\n' "$seed") 2>&1 </dev/null | head -c "$cap" >"$v.log"
     fi
     echo "SANDBOX ${PIPESTATUS[0]}" >>"$v.verdict"

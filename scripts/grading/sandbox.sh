@@ -10,8 +10,10 @@
 #                           current folder (the scratch: the programs the
 #                           suite and its workers run) read-only and /tmp
 #                           and /dev/shm fresh and its own, so nothing one
-#                           suite's worker writes is run by a later one;
-#                           CMD as is where namespaces cannot nest (UNSAFE=1)
+#                           suite's worker writes is run by a later one
+#                           (NL_SANDBOX_NESTED=1 says so to CMD); CMD as is
+#                           where namespaces cannot nest (UNSAFE=1 runs, a
+#                           kernel that allows no unprivileged ones)
 #
 # CMD runs under bubblewrap with nothing of the host but /usr, six entries
 # of /etc (below) and the folders given by --ro (read-only): not the repository,
@@ -44,7 +46,8 @@ while [ $# -gt 0 ]; do
         walls=(--dev-bind / / --size "$tmp_bytes" --tmpfs /tmp --ro-bind "$PWD" "$PWD")
         [ -d /dev/shm ] && walls+=(--size "$tmp_bytes" --tmpfs /dev/shm)
         if bwrap --unshare-pid --unshare-user "${walls[@]}" --proc /proc -- true 2>/dev/null; then
-            exec bwrap --unshare-pid --unshare-user --die-with-parent "${walls[@]}" --proc /proc -- "$@"
+            exec bwrap --unshare-pid --unshare-user --die-with-parent "${walls[@]}" --proc /proc \
+                --setenv NL_SANDBOX_NESTED 1 -- "$@"
         fi
         exec "$@" ;;
     --) shift; break ;;

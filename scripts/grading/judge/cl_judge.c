@@ -10,7 +10,8 @@
  * OpenCL C, which only runs once cl_worker.c's filter is in place and
  * PoCL compiles it.  So this only gives the worker a fresh environment:
  * the kernel folder, a PATH for PoCL's linker, whether its /tmp of its own
- * (cl_worker.c) must be made, and nothing else (no variable of the judge;
+ * (cl_worker.c) must be made (where the suite runs in a nested sandbox,
+ * namespaces can be made), and nothing else (no variable of the judge;
  * the seed was never in the environment: harness.c). */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -26,7 +27,7 @@ void nl_cl_exec_worker(const char *path)
     int n = snprintf(kernels, sizeof kernels, "NORMLAB_CL_KERNELS=%s", k ? k : "");
     char *argv[] = {(char *)path, NULL};
     char *envp[4] = {"PATH=/usr/bin:/bin", NULL, NULL, NULL}, **e = envp + 1;
-    if (getenv("NL_CL_PRIVATE_TMP_REQUIRED"))
+    if (getenv("NL_SANDBOX_NESTED")) /* namespaces nest here: the worker's must be made */
         *e++ = "NL_CL_PRIVATE_TMP_REQUIRED=1";
     if (n > 0 && (size_t)n < sizeof kernels && k)
         *e++ = kernels;

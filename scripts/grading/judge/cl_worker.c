@@ -101,9 +101,11 @@ static int private_tmp(void)
 static void lock_down(void)
 {
     pid_t self = getpid();
-    /* In the sandbox (NL_CL_PRIVATE_TMP_REQUIRED, from the judge) a
-     * worker without a /tmp of its own does not run; with UNSAFE=1, where
-     * no namespace can be made, it keeps a cache folder of its own. */
+    /* Where the suite runs in a nested sandbox (NL_CL_PRIVATE_TMP_REQUIRED,
+     * from the judge) a worker without a /tmp of its own does not run;
+     * where namespaces cannot be made (UNSAFE=1, or a kernel that allows
+     * no unprivileged ones, where the suite's sandbox does not nest
+     * either) it keeps a cache folder of its own. */
     if (private_tmp() != 0 && getenv("NL_CL_PRIVATE_TMP_REQUIRED"))
         die("cannot make a /tmp of its own (user and mount namespaces)");
     static char cache[] = "/tmp/normlab-pocl-XXXXXX";
