@@ -75,9 +75,11 @@ done
 # The library objects, one per library source (an exercise's file: its
 # starter's), and the generated ones.
 lib_objs=()
+declare -A is_graded=()
+while read -r _ f; do is_graded[$f]=1; done <<<"$graded"
 while read -r src; do
     rel=${src#code/}
-    if printf '%s\n' "$graded" | awk -v f="$rel" '$2 == f { found = 1 } END { exit !found }'; then
+    if [ -n "${is_graded[$rel]:-}" ]; then
         o=$(starter_obj "$rel"); [ -f "$o" ] && lib_objs+=("$o")
     elif [ -f "$BUILD/obj/${src%.c}.o" ]; then
         lib_objs+=("$BUILD/obj/${src%.c}.o")
@@ -179,10 +181,14 @@ for cfile in $(exercise_confs); do
             links+=("$l")
         done
     fi
+    # The library less the exercise's own files and those its worker holds.
+    unset skip; declare -A skip=()
+    while read -r f; do skip[${f%.c}.o]=1; done <"$e/files.txt"
+    for f in "${links[@]}"; do skip[$f]=1; done
     keep=()
     for o in "${lib_objs[@]}"; do
         k=${o#"$BUILD/obj/code/"}; k=${k#"$stage/starter-obj/"}
-        grep -qx "$k" <(sed 's/\.c$/.o/' "$e/files.txt"; printf '%s\n' "${links[@]}") || keep+=("$o")
+        [ -n "${skip[$k]:-}" ] || keep+=("$o")
     done
     ar rcs "$e/lib.a" "${keep[@]}" || exit 2
     if [ -n "$def" ]; then
