@@ -1,8 +1,10 @@
 /* check_ex_sumsq.c — nl_sumsq (exercise 06): right for every length (to
  * 4e-6, a bound any tail or reduction bug exceeds by far), so the tail is
  * handled; right for every alignment, so loads are unaligned;
- * never reads past the end; and accurate enough that one running float sum
- * would not pass, so the accumulators really are several. */
+ * never reads past the end; accurate enough that one running float sum
+ * would not pass, so the accumulators really are several; and, graded,
+ * vectorised where it counts: the packed arithmetic grows with n and the
+ * scalar arithmetic does not, counted in what the code executes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,11 +77,59 @@ START_TEST(several_accumulators_are_accurate)
 }
 END_TEST
 
+/* The grader's judge counts, by address, the arithmetic the worker runs in
+ * the student's code (scripts/grading/judge/count.h); make test has no
+ * worker and no judge, and this symbol is then absent. */
+typedef struct {
+    unsigned long long packed, scalar, steps;
+} nl_insn_mix;
+int nl_judge_count_next(nl_insn_mix *mix, char *why, size_t n) __attribute__((weak));
+
+/* What does the work is what runs more when n grows: 2048 floats more
+ * must add packed (vector) arithmetic, and must not add scalar arithmetic
+ * (the tail of n % 8 floats is the same for both lengths).  Float lanes
+ * or double lanes, v8f or intrinsics, x86 or Arm all pass; a scalar loop
+ * fails however many vector instructions sit outside it or beside it. */
+START_TEST(packed_arithmetic_does_the_work)
+{
+    if (!nl_judge_count_next)
+        NL_SKIP("the grader counts the arithmetic your loop executes (make grade EX=06); "
+                "make test has no worker to count");
+    enum { N1 = 2048, N2 = 4096 };
+    float *x = nl_alloc(N2 * sizeof(float));
+    ck_assert(x);
+    nl_fill_gauss(x, N2, 0.0, 1.0, 55);
+    nl_insn_mix a, b;
+    char why[512];
+    (void)nl_sumsq(x, 8); /* a first call starts the worker: its start-up is not counted */
+    ck_assert_msg(nl_judge_count_next(&a, why, sizeof why) == 0, "%s", why);
+    (void)nl_sumsq(x, N1);
+    ck_assert_msg(nl_judge_count_next(&b, why, sizeof why) == 0, "%s", why);
+    (void)nl_sumsq(x, N2);
+    nl_free(x);
+    long long packed = (long long)b.packed - (long long)a.packed;
+    long long scalar = (long long)b.scalar - (long long)a.scalar;
+    ck_assert_msg(packed > 0,
+                  "no packed (vector) arithmetic runs in your loop: nl_sumsq of %d floats executes "
+                  "%llu packed and %llu scalar arithmetic instructions, of %d floats %llu and %llu. "
+                  "Square and add whole vectors (v8f: 8 floats an operation) in the loop over x.",
+                  N1, a.packed, a.scalar, N2, b.packed, b.scalar);
+    ck_assert_msg(scalar * 4 < N2 - N1,
+                  "scalar arithmetic does your loop's work: %d floats more cost %lld more scalar "
+                  "and %lld more packed arithmetic instructions. Only the tail (the last n %% 8 "
+                  "floats) may be scalar; square and add whole vectors in the loop itself.",
+                  N2 - N1, scalar, packed);
+}
+END_TEST
+
 Suite *nl_suite(void)
 {
     Suite *s = suite_create("ex_sumsq");
     TCase *tc = tcase_create("sumsq");
     tcase_add_test(tc, every_length_and_offset);
+    /* before the accuracy test: a scalar loop fails both, and the first
+     * failure is the first line of feedback */
+    tcase_add_test(tc, packed_arithmetic_does_the_work);
     tcase_add_test(tc, several_accumulators_are_accurate);
     suite_add_tcase(s, tc);
     return s;

@@ -16,42 +16,74 @@
 #include "precision/precision.h"
 #include "simd/simd.h"
 
-static float bf(uint16_t h) { return nl_bf16_to_float(h); }
-
 /* -------------------------------------------- llama vs gemma, by element */
 
-/* The example of the chapter: x * r = 1 + 2^-8 (halfway between bf16's
- * 1 and 1 + 2^-7) and Gemma's weight offset w = 2^-9. Gemma multiplies by
- * 1 + 2^-9 in fp32 and rounds once: 1 + 2^-8 + 2^-9 + 2^-17 rounds up to
- * 1 + 2^-7. Llama's weight would be bf16(1 + 2^-9) = 1 (2^-9 is below half
- * of bf16's spacing at 1), and x * r rounds first, a tie, to even: 1. */
+/* A bf16 test needs bf16's rounding, which is exercise 09's code: where
+ * that is still a stub (exercise 10 graded on its own, with every other
+ * exercise its starter; or a handout with 09 not done yet) the bf16 half
+ * of a test skips, saying so, and the fp16 half, whose rounding is the
+ * library's (fp16.c), runs as always.  Loop tests: _i = 0 is bf16, 1 is
+ * fp16. */
+static int bf16_rounds_here(void)
+{
+    return nl_bf16_from_float(3.0f) == 0x4040 && nl_bf16_from_float(1.0f + 0x1p-8f) == 0x3f80 &&
+           nl_bf16_from_float(1.0f + 0x1p-8f + 0x1p-20f) == 0x3f81;
+}
+
+#define DTYPE_OR_SKIP(dt, i)                                                            \
+    nl_dtype dt = (i) ? NL_DT_F16 : NL_DT_BF16;                                        \
+    do {                                                                                \
+        if (dt == NL_DT_BF16 && !bf16_rounds_here())                                    \
+            NL_SKIP("bf16's rounding (exercise 09) is not done in this build; the fp16 " \
+                    "half of this test runs");                                          \
+    } while (0)
+
+/* The dtype's fraction bits (7 for bf16, 10 for fp16) and its bits of 1.0. */
+static int frac_bits(nl_dtype dt) { return dt == NL_DT_BF16 ? 7 : 10; }
+static uint16_t one_bits(nl_dtype dt) { return dt == NL_DT_BF16 ? 0x3f80 : 0x3c00; }
+
+/* The example of the chapter, for a dtype of m fraction bits (bf16: 7):
+ * x * r = 1 + 2^-(m+1), halfway between the dtype's 1 and 1 + 2^-m, and
+ * Gemma's weight offset w = 2^-(m+2).  Gemma multiplies by 1 + w in fp32
+ * and rounds once: 1 + 2^-(m+1) + 2^-(m+2) + 2^-(2m+3) rounds up to
+ * 1 + 2^-m.  Llama's weight would be the dtype's 1 + w = 1 (w is below
+ * half the spacing at 1), and x * r rounds first, a tie, to even: 1. */
 START_TEST(gemma_keeps_a_small_weight)
 {
-    float xr = 1.0f + 0x1p-8f;
-    uint16_t w_gemma = nl_bf16_from_float(0x1p-9f);
-    uint16_t g = nl_gemma_point(NL_DT_BF16, xr, w_gemma);
-    ck_assert_msg(g == 0x3f81,
-                  "gemma: x*r = 1 + 2^-8, w = 2^-9: (x*r) * (1 + w) in fp32 is 1.005867, one "
-                  "rounding gives bf16 1.0078125 (0x3f81); got %g (0x%04x). Is the 1 + w in "
-                  "fp32 and the rounding only at the end?", (double)bf(g), g);
+    DTYPE_OR_SKIP(dt, _i);
+    int m = frac_bits(dt);
+    float xr = 1.0f + ldexpf(1.0f, -(m + 1));
+    uint16_t w_gemma = nl_half_from_float(dt, ldexpf(1.0f, -(m + 2)));
+    uint16_t g = nl_gemma_point(dt, xr, w_gemma), want = (uint16_t)(one_bits(dt) + 1);
+    ck_assert_msg(g == want,
+                  "%s gemma: x*r = 1 + 2^-%d, w = 2^-%d: (x*r) * (1 + w) in fp32 is %.7f, one "
+                  "rounding gives %s %.7g (0x%04x); got %g (0x%04x). Is the 1 + w in fp32 and "
+                  "the rounding only at the end?", nl_dtype_name(dt), m + 1, m + 2,
+                  (double)xr * (1.0 + ldexp(1.0, -(m + 2))), nl_dtype_name(dt),
+                  (double)nl_half_to_float(dt, want), want, (double)nl_half_to_float(dt, g), g);
 }
 END_TEST
 
-/* Llama's counterpart: x*r = 1 + 2^-8 again, weight bf16(1 + 2^-7).  Llama
+/* Llama's counterpart: x*r = 1 + 2^-(m+1) again, weight 1 + 2^-m.  Llama
  * rounds x*r first (the tie goes to even, 1.0), so the product is the
- * weight itself, 1 + 2^-7.  Rounding once instead, (1 + 2^-8)(1 + 2^-7) =
- * 1 + 3 * 2^-8 + 2^-15 lies above the midpoint of 1 + 2^-7 and 1 + 2^-6,
- * and goes up. */
+ * weight itself, 1 + 2^-m.  Rounding once instead, (1 + 2^-(m+1))(1 + 2^-m)
+ * lies above the midpoint of 1 + 2^-m and 1 + 2^-(m-1), and goes up. */
 START_TEST(llama_rounds_a_tie_before_the_weight)
 {
-    float xr = 1.0f + 0x1p-8f;
-    uint16_t w = nl_bf16_from_float(1.0f + 0x1p-7f);
-    ck_assert_msg(w == 0x3f81, "bf16(1 + 2^-7) should be 0x3f81, got 0x%04x", w);
-    uint16_t l = nl_llama_point(NL_DT_BF16, xr, w);
-    ck_assert_msg(l == 0x3f81,
-                  "llama: x*r = 1 + 2^-8 rounds to bf16 first (a tie, to even: 1.0), then "
-                  "times the weight 1 + 2^-7: expected 1.0078125 (0x3f81), got %g (0x%04x)%s",
-                  (double)bf(l), l, l == 0x3f82 ? ": x*r times the weight rounded once" : "");
+    DTYPE_OR_SKIP(dt, _i);
+    int m = frac_bits(dt);
+    uint16_t one_up = (uint16_t)(one_bits(dt) + 1);
+    float xr = 1.0f + ldexpf(1.0f, -(m + 1));
+    uint16_t w = nl_half_from_float(dt, 1.0f + ldexpf(1.0f, -m));
+    ck_assert_msg(w == one_up, "%s(1 + 2^-%d) should be 0x%04x, got 0x%04x", nl_dtype_name(dt), m,
+                  one_up, w);
+    uint16_t l = nl_llama_point(dt, xr, w);
+    ck_assert_msg(l == one_up,
+                  "%s llama: x*r = 1 + 2^-%d rounds to %s first (a tie, to even: 1.0), then "
+                  "times the weight 1 + 2^-%d: expected %.7g (0x%04x), got %g (0x%04x)%s",
+                  nl_dtype_name(dt), m + 1, nl_dtype_name(dt), m,
+                  (double)nl_half_to_float(dt, one_up), one_up, (double)nl_half_to_float(dt, l), l,
+                  l == one_up + 1 ? ": x*r times the weight rounded once" : "");
 }
 END_TEST
 
@@ -73,7 +105,7 @@ enum { RANDOM_N = 20000 };
 
 START_TEST(llama_rounds_where_its_model_rounds)
 {
-    nl_dtype dt = _i ? NL_DT_F16 : NL_DT_BF16;
+    DTYPE_OR_SKIP(dt, _i);
     float *xr = malloc(RANDOM_N * sizeof *xr), *w = malloc(RANDOM_N * sizeof *w);
     nl_fill_gauss(xr, RANDOM_N, 0.0, 1.5, 41 + (uint64_t)_i);
     nl_fill_gauss(w, RANDOM_N, 0.0, 0.3, 43 + (uint64_t)_i);
@@ -98,7 +130,7 @@ END_TEST
 
 START_TEST(gemma_rounds_where_its_model_rounds)
 {
-    nl_dtype dt = _i ? NL_DT_F16 : NL_DT_BF16;
+    DTYPE_OR_SKIP(dt, _i);
     float *xr = malloc(RANDOM_N * sizeof *xr), *w = malloc(RANDOM_N * sizeof *w);
     nl_fill_gauss(xr, RANDOM_N, 0.0, 1.5, 41 + (uint64_t)_i);
     nl_fill_gauss(w, RANDOM_N, 0.0, 0.3, 43 + (uint64_t)_i);
@@ -130,7 +162,7 @@ static const struct { float xr; uint16_t w; } gemma_order_inputs[2][4] = {
 
 START_TEST(gemma_multiplies_by_one_plus_w)
 {
-    nl_dtype dt = _i ? NL_DT_F16 : NL_DT_BF16;
+    DTYPE_OR_SKIP(dt, _i);
     for (int k = 0; k < 4; k++) {
         float xr = gemma_order_inputs[_i][k].xr, w = nl_half_to_float(dt, gemma_order_inputs[_i][k].w);
         uint16_t want = gemma_by_the_book(dt, xr, gemma_order_inputs[_i][k].w);
@@ -158,7 +190,7 @@ static const struct { float xr; uint16_t w; } llama_order_inputs[2][4] = {
 
 START_TEST(llama_rounds_x_r_before_the_weight)
 {
-    nl_dtype dt = _i ? NL_DT_F16 : NL_DT_BF16;
+    DTYPE_OR_SKIP(dt, _i);
     for (int k = 0; k < 4; k++) {
         float xr = llama_order_inputs[_i][k].xr;
         uint16_t w = llama_order_inputs[_i][k].w;
@@ -551,6 +583,8 @@ START_TEST(threaded_rungs_keep_the_rung_bits)
             const nl_half_impl *h = nl_find_half_impl(one), *m = nl_find_half_impl(many);
             if (!h || !m)
                 NL_SKIP("no AVX-512 rungs on this architecture");
+            if (!nl_name_selected(h->name) || !nl_name_selected(m->name))
+                NL_SKIP("rungs NL_IMPLS leaves out");
             if (nl_half_unavailable(m))
                 NL_SKIP(nl_half_unavailable(m));
             size_t rows = 23, d = 1000;
@@ -606,6 +640,8 @@ START_TEST(rung_shapes_give_the_same_bits)
         const nl_half_impl *h = nl_find_half_impl(name);
         if (!h)
             continue; /* Gemma's order has a bf16 _best only */
+        if (!nl_name_selected(name))
+            NL_SKIP("a dispatcher NL_IMPLS leaves out");
         ran++;
         for (size_t k = 0; k < 2; k++) {
             size_t rows = shapes[k][0], d = shapes[k][1], n = rows * d;
@@ -649,8 +685,8 @@ Suite *nl_suite(void)
     /* Llama's and Gemma's tests in pairs, the same number of each. */
     tcase_add_loop_test(points, gemma_multiplies_by_one_plus_w, 0, 2);
     tcase_add_loop_test(points, llama_rounds_x_r_before_the_weight, 0, 2);
-    tcase_add_test(points, gemma_keeps_a_small_weight);
-    tcase_add_test(points, llama_rounds_a_tie_before_the_weight);
+    tcase_add_loop_test(points, gemma_keeps_a_small_weight, 0, 2);
+    tcase_add_loop_test(points, llama_rounds_a_tie_before_the_weight, 0, 2);
     tcase_add_loop_test(points, gemma_rounds_where_its_model_rounds, 0, 2);
     tcase_add_loop_test(points, llama_rounds_where_its_model_rounds, 0, 2);
     suite_add_tcase(s, points);

@@ -7,7 +7,6 @@
 # stream, a file of the grader outside the sandbox), before the student's
 # code first runs or by processes that never run it (runner.c):
 #   STATUS WORD TEXT   the exercise stops here (no file, compile error, ...)
-#   CHECK NAME P|F TEXT   a test the driver itself makes (objdump, symbols)
 #   SUITE NAME, then the runner's lines (T P|F|E TCASE:TEST:ITER MESSAGE, one
 #   per test, END N), RC NAME STATUS, and DONE at the end
 # For an exercise of C code (JUDGE=1 in conf.sh) the student's object is
@@ -23,12 +22,19 @@
 # SUB (the student's folder for this exercise), SCRATCH (writable),
 # CC, CFLAGS, LDFLAGS, LDLIBS, CHECK_LIBS, ASAN (1: build with ASan),
 # COMPILE_TIMEOUT, RUN_TIMEOUT, MEM_MB, NL_WORKER_TIMEOUT (seconds per
-# call), NL_TEST_SEED (the run's random inputs), GRADE_NO_POLICY (the
-# self-tests: skip policy.sh).
+# call), GRADE_NO_POLICY (the self-tests: skip policy.sh).  The run's
+# random inputs come from a seed on descriptor 4 (a pipe grade.sh fills):
+# read here into a variable nothing exports, and handed to each suite's
+# runner on a pipe of its own (NL_SEED_FD, tests/harness), so that no
+# environment, command line or file of the sandbox holds it, where the
+# student's code could look for it in /proc.
 set -u
+seed=""
+read -r seed <&4 2>/dev/null
+exec 4<&-
 verdict() { printf '%s\n' "$*" >&3; }
 stop() { verdict "STATUS $1|$2"; exit 0; }   # stop KIND TEXT
-. "$EXDIR/conf.sh"     # IMPLS, INSN_NAME, INSN_PATTERN, INSN_MESSAGE, ASAN
+. "$EXDIR/conf.sh"     # IMPLS, ASAN, and what stage.sh says of the exercise
 
 isa_flags() {
     case $1 in
@@ -69,18 +75,7 @@ while read -r src; do
                 stop "not allowed" "$(cat "$SCRATCH/policy.txt" 2>/dev/null)"; }
         done
         { [ "${JUDGE:-0}" = 1 ] || [ -n "${WORKER:-}" ]; } && cp "$SCRATCH/obj/plain-${base%.c}.o" "$SCRATCH/obj/run-${base%.c}.o"
-        objs+=("$SCRATCH/obj/run-${base%.c}.o")
-        if [ -n "${INSN_PATTERN:-}" ]; then
-            # The code must really use the instructions the exercise is
-            # about, as the data lab's checker inspects a puzzle's operators:
-            # the student's object (its static helpers included), disassembled.
-            n=$(objdump -d --no-show-raw-insn "$SCRATCH/obj/plain-${base%.c}.o" 2>/dev/null | grep -cE "$INSN_PATTERN")
-            if [ "$n" -gt 0 ]; then
-                verdict "CHECK insn:${INSN_NAME:-instructions} P $base uses $n of the required instructions"
-            else
-                verdict "CHECK insn:${INSN_NAME:-instructions} F $INSN_MESSAGE"
-            fi
-        fi ;;
+        objs+=("$SCRATCH/obj/run-${base%.c}.o") ;;
     *.cl)
         cp "$COMMON"/cl/*.cl "$SCRATCH/cl/" 2>/dev/null
         cp "$SUB/$base" "$SCRATCH/cl/$base"; cl=$SCRATCH/cl ;;
@@ -95,17 +90,38 @@ if [ "${JUDGE:-0}" = 1 ]; then
     # and only what the file itself calls from the library (never the
     # registry, never the exercise's answer).  The judge: the suites with
     # the proxies and the shell of the file in place of the student's code.
-    if ! ld_run -o "$SCRATCH/worker" "$EXDIR/worker.o" "$COMMON/obj/judge/wire.o" "${objs[@]}" "$EXDIR/lib.a" \
-            -Wl,--as-needed $LDLIBS -lseccomp; then
+    # worker-lib.a holds what the exercise's real code may call (stage.sh),
+    # so a call of another kernel does not link, with policy.sh or without;
+    # each `forbid` function is wrapped to name itself when called.
+    wraps=()
+    for f in ${FORBID:-}; do wraps+=("-Wl,--wrap=$f"); done
+    [ ${#wraps[@]} -eq 0 ] || wraps+=("$EXDIR/forbid.o")
+    # `count = yes`: the judge counts the arithmetic the answer executes
+    # (judge/count.c), by address, so the worker is linked at fixed
+    # addresses and the linker's map says where the answer's code is.
+    [ "${COUNT:-0}" = 1 ] && wraps+=(-no-pie "-Wl,-Map=$SCRATCH/worker.map")
+    if ! ld_run -o "$SCRATCH/worker" "$EXDIR/worker.o" "$COMMON/obj/judge/wire.o" "${objs[@]}" "${wraps[@]}" \
+            "$EXDIR/worker-lib.a" -Wl,--as-needed $LDLIBS -lseccomp >"$SCRATCH/link.log"; then
+        cat "$SCRATCH/link.log"
+        if undef=$(grep -o "undefined reference to \`[A-Za-z_0-9]*'" "$SCRATCH/link.log" | head -n 1 | sed "s/.*\`//; s/'$//") && [ -n "$undef" ]; then
+            stop "link error" "your file calls $undef, which is not among what this exercise's code may call (another kernel, or a function that does not exist): write that part yourself"
+        fi
         stop "link error" "your file does not link into the program that runs it (it calls something that is not there): the linker's message is below"
     fi
+    cat "$SCRATCH/link.log"
     judged=("$EXDIR/proxy.o" "$COMMON/obj/judge/wire.o" "$EXDIR/shell.o")
-    worker_env=(NL_WORKER="$SCRATCH/worker")
+    worker_env=(NL_WORKER="$SCRATCH/worker" ${FORBID:+NL_FORBIDDEN="$FORBID"} ${FORBID_WHY:+NL_FORBIDDEN_WHY="$FORBID_WHY"})
+    if [ "${COUNT:-0}" = 1 ]; then
+        "$COMMON/insn-map.sh" "$SCRATCH/worker" "$SCRATCH/worker.map" "${objs[@]}" >"$SCRATCH/insn.map" ||
+            stop "grader error" "the map of your file's instructions could not be made"
+        judged+=("$COMMON/obj/judge/count.o")
+        worker_env+=(NL_INSN_MAP="$SCRATCH/insn.map")
+    fi
 elif [ "${WORKER:-}" = mpi ]; then
     # An MPI operation (14): the student's object only in the ranks'
     # program (judge/mpi_worker.c), which the suite runs under mpirun;
     # the suite links none of it.
-    if ! ld_run -o "$SCRATCH/mpi-worker" "$EXDIR/mpi_worker.o" "${objs[@]}" "$EXDIR/lib.a" $LDLIBS -lseccomp; then
+    if ! ld_run -o "$SCRATCH/mpi-worker" "$EXDIR/mpi_worker.o" "${objs[@]}" "$EXDIR/worker-lib.a" $LDLIBS -lseccomp; then
         stop "link error" "your file does not link into the MPI program that runs it (it calls something that is not there): the linker's message is below"
     fi
     worker_env=(NL_MPI_WORKER="$SCRATCH/mpi-worker")
@@ -113,7 +129,7 @@ elif [ "${WORKER:-}" = opencl ]; then
     # An OpenCL kernel (08): PoCL compiles and runs it in the worker
     # (judge/cl_worker.c and the library's OpenCL host code, no registry);
     # the suite calls the judge's proxies of the two OpenCL functions.
-    if ! ld_run -o "$SCRATCH/worker" "$EXDIR/cl_worker.o" "$COMMON/obj/judge/wire.o" "$EXDIR/lib.a" \
+    if ! ld_run -o "$SCRATCH/worker" "$EXDIR/cl_worker.o" "$COMMON/obj/judge/wire.o" "$EXDIR/worker-lib.a" \
             -Wl,--as-needed $LDLIBS -lseccomp; then
         stop "link error" "the OpenCL worker does not link (the grader's setup): the linker's message is below"
     fi
@@ -138,7 +154,9 @@ cd "$SCRATCH" || exit 2
 # from in there neither it nor its /proc entries can be seen (the runner
 # itself is not dumpable).
 export ASAN_OPTIONS="detect_leaks=0:hard_rss_limit_mb=${MEM_MB:-2048}:allocator_may_return_null=1:abort_on_error=0"
-export POCL_CACHE_DIR=$SCRATCH/pocl CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-20}
+# The scratch is read-only while a suite runs (sandbox.sh --nested): its
+# own OpenCL cache goes to its own /tmp.
+export POCL_CACHE_DIR=${TMPDIR:-/tmp}/normlab-pocl CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-20}
 while read -r suite; do
     [ -n "$suite" ] || continue
     verdict "SUITE $suite"
@@ -147,7 +165,8 @@ while read -r suite; do
         stop "link error" "the suite $suite does not link with the submission: the linker's message is below"
     fi
     env "${worker_env[@]}" NL_WORKER_TIMEOUT="${NL_WORKER_TIMEOUT:-10}" NL_VERDICT_FD=3 NL_SUITE_NAME="$suite" NL_IMPLS="${IMPLS:-}" ${cl:+NORMLAB_CL_KERNELS="$cl"} \
-        timeout -k 2 "${RUN_TIMEOUT:-120}" "$COMMON/sandbox.sh" --nested -- "$SCRATCH/tests/check_$suite" </dev/null 2>&1
+        ${seed:+NL_SEED_FD=5} timeout -k 2 "${RUN_TIMEOUT:-120}" "$COMMON/sandbox.sh" --nested -- "$SCRATCH/tests/check_$suite" \
+        </dev/null 5< <(printf '%s\n' "$seed") 2>&1
     verdict "RC $suite $?"
 done <"$EXDIR/suites.txt"
 verdict "DONE"

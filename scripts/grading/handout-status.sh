@@ -4,8 +4,8 @@
 #
 # An exercise is "not started" while its file still holds the starter's
 # TODO(NN-slug) line.  Every other one is graded as `make grade EX=NN`
-# grades it (grade.sh: in the sandbox, on its own code alone, the
-# reference objects standing in for the other exercises), so the list
+# grades it (grade.sh: in the sandbox, on its own code alone, every other
+# exercise its untouched starter), so the list
 # and the grade never disagree: "done" is full marks, "in progress" shows
 # the grader's first feedback line.  (Issue 21: the list used to link the
 # student's own earlier exercises, and showed a correct 11 "in progress"
@@ -13,7 +13,8 @@
 #
 # A verdict is kept in BUILD/status/ with a checksum of what it was graded
 # from (the exercise's files, its exercise.conf and suites, the grader and
-# the reference objects), so `make` regrades only what changed.  Where no
+# the code the starters are made from), so `make` regrades only what
+# changed.  Where no
 # sandbox can be made the grader refuses to run, and the list falls back
 # to running the suites on your own build, as you, and says so.
 #
@@ -33,9 +34,9 @@ graded=$("$here/exercises.sh" list code)
 files_of() { awk -v id="$1" '$1 == id { print $2 }' <<<"$graded"; }
 
 # What a verdict depends on besides the student's files: a change to any
-# of them (a new handout, a rebuilt reference) regrades everything.
-grader_sum=$(cat "$here"/*.sh "$here/runner.c" "$here"/judge/*.[ch] "$REFERENCE/machine.txt" \
-    $(find "$REFERENCE/obj" -name '*.o' 2>/dev/null | LC_ALL=C sort) 2>/dev/null | sha256sum | cut -c1-64)
+# of them (a new handout) regrades everything.
+grader_sum=$(cat "$here"/*.sh "$here/runner.c" "$here"/judge/*.[ch] \
+    $(printf '%s\n' "$graded" | awk '{ print $2 }') 2>/dev/null | sha256sum | cut -c1-64)
 verdict_key() {    # verdict_key ID CONF: the checksum a cached verdict must carry
     local f s
     {

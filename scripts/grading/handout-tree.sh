@@ -75,13 +75,7 @@ if ! grep -q '^## Your handout' README.md; then
     sed -i '/^| `solutions\/` |/d; s/ (`SOLUTIONS=1` adds the answer key; / (/' README.md
     sed -i 's/^make          # installs missing packages (as root; otherwise prints the apt-get command), builds, runs `normlab demo`$/make          # installs missing packages (as root; otherwise prints the apt-get command), builds YOUR code, lists the exercises done and left/' README.md
     grep -q 'builds YOUR code' README.md
-    awk '/^## Start here/ && !done { print "## Your handout\n\nThis is the course as a student gets it: the answers are not in it. Each\nexercise is a file in `exercises/NN-slug/` (its README says what to do), and\nthe build compiles YOUR file in place of the course'"'"'s own, so everything runs\nyour code:\n\n- `make` builds and lists the exercises done, in progress and not started:\n  each one you edited is judged as `make grade EX=NN` judges it, so the\n  list and your grade agree (a verdict is kept until its files change);\n- `make test` runs every suite on your code and ends with the same list\n  (green once every exercise is done);\n- `make grade EX=NN` scores exercise NN as the course'"'"'s grader does, in a\n  sandbox, with feedback that names the likely mistake first. It grades\n  exercise NN on its own: whatever else it calls\n  (exercise 10 uses 07'"'"'s row splitter, 12 uses 02'"'"'s RMSNorm, ...) is the\n  course'"'"'s reference code, so an exercise you have not done yet never costs\n  points in another. That reference ships compiled, without its source, in\n  `scripts/grading/reference/` (for the architecture the handout was built for;\n  elsewhere the grader says so and uses your own code instead). Exercise\n  08 is OpenCL C, compiled when it runs: it has no compiled form to ship,\n  so a grade that ran OpenCL kernels would run your `reduce.cl` (those of\n  09-14 run none). `make test` runs YOUR code everywhere;\n- `make book` prints the book with your code in its listings (and numbers\n  computed by your code: a stub shows as nan until you write it).\n\nIf your course uses GitHub Classroom, each push is graded by\n`.github/workflows/classroom.yml`: one step per exercise, points per test,\nthe same score as `make grade`.\n"; done = 1 } { print }' README.md >README.md.tmp && mv README.md.tmp README.md
-fi
-
-# The grader's reference objects are part of the handout (a Classroom
-# template repository must hold them), though *.o is ignored elsewhere.
-if [ -d scripts/grading/reference ] && ! grep -q 'scripts/grading/reference' .gitignore 2>/dev/null; then
-    printf '%s\n' '!/scripts/grading/reference/obj/**/*.o' >>.gitignore
+    awk '/^## Start here/ && !done { print "## Your handout\n\nThis is the course as a student gets it: the answers are not in it, in any\nform. Each exercise is a file in `exercises/NN-slug/` (its README says what to\ndo), and the build compiles YOUR file in place of the course'"'"'s own, so\neverything runs your code:\n\n- `make` builds and lists the exercises done, in progress and not started:\n  each one you edited is judged as `make grade EX=NN` judges it, so the\n  list and your grade agree (a verdict is kept until its files change);\n- `make test` runs every suite on your code and ends with the same list\n  (green once every exercise is done);\n- `make grade EX=NN` scores exercise NN as the course'"'"'s grader does, in a\n  sandbox, with feedback that names the likely mistake first. It grades\n  exercise NN on its own code: every other exercise is taken as its\n  untouched starter, and no test of NN needs another exercise'"'"'s answer, so\n  an exercise you have not done yet never costs points in another, and\n  the score here is the one your instructor'"'"'s grader gives. `make test`\n  runs YOUR code everywhere;\n- `make book` prints the book with your code in its listings (and numbers\n  computed by your code: a stub shows as nan until you write it).\n\nIf your course uses GitHub Classroom, each push is graded by\n`.github/workflows/classroom.yml`: one step per exercise, points per test,\nthe same score as `make grade`. That score is advisory, since it is\ncomputed in your own repository; your grade is your instructor'"'"'s regrade\nof the collected repositories (`make grade-class`), which reads only your\nexercise files. Edit nothing else: a repository whose workflow, build,\ngrader, library or suites differ from the handout'"'"'s\n(`scripts/grading/protected-paths.txt`) is flagged.\n"; done = 1 } { print }' README.md >README.md.tmp && mv README.md.tmp README.md
 fi
 
 mkdir -p .github/workflows
@@ -95,6 +89,12 @@ mkdir -p .github/workflows
 # full report of every push is in the job log and in the uploaded
 # artifact (build/grade: JSON, JUnit XML, text).  The grader runs each
 # submission in bubblewrap, entered as root through sudo.
+# This score is advisory: it runs the student's own repository, whose
+# grader, build and suites the student could edit.  List the patterns of
+# scripts/grading/protected-paths.txt as the assignment's protected paths,
+# and grade with `make grade-class` on the collected repositories: it
+# reads only their exercise files, and flags a repository whose protected
+# files differ from the handout's.
 name: Autograding Tests
 'on':
 - push

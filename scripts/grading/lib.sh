@@ -57,42 +57,6 @@ conf() {        # conf FILE KEY: the value, comments and blanks trimmed
         if [ "$2" = allow ]; then sed "s/@openmp/$(omp_runtime_calls | tr '\n' ' ')/"; else cat; fi
 }
 
-# In the handout, each exercise is graded against the reference code of
-# all the others, never the student's unfinished ones: the handout ships
-# the reference objects (scripts/grading/reference/, compiled and stripped
-# by exercises-handout.sh, no source).  reference_build BUILD OVERLAY
-# prints the build folder to stage from: OVERLAY, a copy of BUILD (links)
-# whose objects of exercise files are the reference ones, or BUILD itself
-# where there are none (the course's own tree, whose objects ARE the
-# reference) or they were compiled for another machine (then says so).
-REFERENCE=${REFERENCE:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/reference}
-reference_build() {
-    local b=$1 o=$2 f ab
-    [ -f "$REFERENCE/machine.txt" ] || { printf '%s\n' "$b"; return; }
-    if [ "$(cat "$REFERENCE/machine.txt")" != "$(target_arch)" ]; then
-        echo "grade: the reference objects are for $(cat "$REFERENCE/machine.txt"), $CC here builds for $(target_arch):" \
-             "your other exercises' code stands in for the reference, so their mistakes count here" >&2
-        printf '%s\n' "$b"; return
-    fi
-    ab=$(cd "$b" && pwd) || return 1
-    mkdir -p "$o" && for f in "$ab"/* "$ab"/.[!.]*; do [ -e "$f" ] && [ "${f##*/}" != obj ] && ln -s "$f" "$o/"; done
-    cp -rs "$ab/obj" "$o/obj" || return 1
-    (cd "$REFERENCE/obj" && find . -name '*.o') | while read -r f; do
-        mkdir -p "$o/obj/${f%/*}" && rm -f "$o/obj/$f" && cp "$REFERENCE/obj/$f" "$o/obj/$f"
-    done
-    printf '%s\n' "$o"
-}
-
-# The architecture $CC builds for (x86_64, aarch64, ...): what an object
-# is for, which is not the machine's own (uname -m) in a cross build.
-# gcc's and clang's triples differ past the first field, and their
-# objects link together, so the first field alone is compared.
-target_arch() {
-    local m
-    m=$($CC -dumpmachine 2>/dev/null) || m=$(uname -m)
-    printf '%s\n' "${m%%-*}"
-}
-
 isa_flags() {   # the Makefile's per-ISA flags, by file name
     case $1 in
     *_avx2.c) echo "-mavx2 -mfma" ;;

@@ -6,8 +6,14 @@
 #   sandbox.sh --nested -- CMD   (inside a sandbox) CMD in a PID namespace of
 #                           its own, where the processes outside it (the
 #                           driver, which holds the verdict descriptor) and
-#                           their /proc entries cannot be seen; CMD as is
-#                           where namespaces cannot nest (UNSAFE=1 runs)
+#                           their /proc entries cannot be seen, with the
+#                           current folder (the scratch: the programs the
+#                           suite and its workers run) read-only and /tmp
+#                           and /dev/shm fresh and its own, so nothing one
+#                           suite's worker writes is run by a later one
+#                           (NL_SANDBOX_NESTED=1 says so to CMD); CMD as is
+#                           where namespaces cannot nest (UNSAFE=1 runs, a
+#                           kernel that allows no unprivileged ones)
 #
 # CMD runs under bubblewrap with nothing of the host but /usr, six entries
 # of /etc (below) and the folders given by --ro (read-only): not the repository,
@@ -36,8 +42,12 @@ while [ $# -gt 0 ]; do
     --uid) uid=$2; shift 2 ;;
     --probe) probe=1; shift ;;
     --nested) shift; [ "${1:-}" = -- ] && shift
-        if bwrap --unshare-pid --unshare-user --dev-bind / / --proc /proc -- true 2>/dev/null; then
-            exec bwrap --unshare-pid --unshare-user --die-with-parent --dev-bind / / --proc /proc -- "$@"
+        tmp_bytes=$(( ${GRADE_SCRATCH_MB:-512} * 1024 * 1024 ))
+        walls=(--dev-bind / / --size "$tmp_bytes" --tmpfs /tmp --ro-bind "$PWD" "$PWD")
+        [ -d /dev/shm ] && walls+=(--size "$tmp_bytes" --tmpfs /dev/shm)
+        if bwrap --unshare-pid --unshare-user "${walls[@]}" --proc /proc -- true 2>/dev/null; then
+            exec bwrap --unshare-pid --unshare-user --die-with-parent "${walls[@]}" --proc /proc \
+                --setenv NL_SANDBOX_NESTED 1 -- "$@"
         fi
         exec "$@" ;;
     --) shift; break ;;

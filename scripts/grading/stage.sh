@@ -31,7 +31,7 @@ mkdir -p "$c/inc" "$c/obj/harness" "$c/obj/suites" "$c/obj/cli" "$c/obj/judge" "
 
 (cd "$CODE" && find . \( -name '*.h' -o -name '*.def' \) | while read -r h; do mkdir -p "$c/inc/${h%/*}" && cp "$h" "$c/inc/$h"; done)
 cp -R tests/fixtures "$c/fixtures" 2>/dev/null || mkdir -p "$c/fixtures"
-cp "$here/driver.sh" "$here/policy.sh" "$here/sandbox.sh" "$c/"
+cp "$here/driver.sh" "$here/policy.sh" "$here/sandbox.sh" "$here/insn-map.sh" "$c/"
 
 cc_quiet() { "$CC" "$@" >"$stage/cc.log" 2>&1 || { echo "grade: cannot build the grader's own part:" >&2; cat "$stage/cc.log" >&2; exit 2; }; }
 for h in tests/harness/*.c; do
@@ -40,6 +40,7 @@ done
 cc_quiet $cflags -c "$here/runner.c" -o "$c/obj/harness/runner.o"
 cc_quiet $cflags -c "$here/judge/wire.c" -o "$c/obj/judge/wire.o"
 cc_quiet $cflags -c "$here/judge/judge_check.c" -o "$c/obj/judge/judge_check.o"
+cc_quiet $cflags -c "$here/judge/count.c" -o "$c/obj/judge/count.o"
 # The starters: the shell of each graded file (its code minus the answers).
 "$here/exercises.sh" generate "$stage/starters" "$CODE" >/dev/null || exit 2
 for o in "$BUILD"/obj/code/cli/*.o; do
@@ -55,10 +56,34 @@ for k in code/opencl/kernels/*.cl; do
     grep -qx "opencl/kernels/${k##*/}" "$stage/graded-cl.txt" || cp "$k" "$c/cl/"
 done
 
-# The library objects, one per library source, and the generated ones.
+# Every exercise's file as its untouched starter, compiled here with the
+# grader's flags: the library an exercise is graded with holds no other
+# exercise's answer, in the course as in the handout (whose build holds
+# the student's own files), so an exercise's grade depends on its own
+# code alone and is the same in both.  A file that cannot be compiled
+# here (14's MPI operation without Open MPI's headers) is left out.
+starter_obj() { printf '%s/starter-obj/%s.o\n' "$stage" "${1%.c}"; }
+printf '%s\n' "$graded" | while read -r id src; do
+    case $src in *.c) ;; *) continue ;; esac
+    o=$(starter_obj "$src")
+    mkdir -p "$(dirname "$o")"
+    # shellcheck disable=SC2046
+    "$CC" $cflags $(isa_flags "$src") $(case $src in mpi/*) pkg-config --cflags ompi-c 2>/dev/null ;; esac) \
+        -I"$CODE/include" -I"$CODE" -I"$CODE/$(dirname "$src")" -c "$stage/starters/$id/${src##*/}" -o "$o" \
+        >"$stage/cc.log" 2>&1 || rm -f "$o"
+done
+# The library objects, one per library source (an exercise's file: its
+# starter's), and the generated ones.
 lib_objs=()
+declare -A is_graded=()
+while read -r _ f; do is_graded[$f]=1; done <<<"$graded"
 while read -r src; do
-    [ -f "$BUILD/obj/${src%.c}.o" ] && lib_objs+=("$BUILD/obj/${src%.c}.o")
+    rel=${src#code/}
+    if [ -n "${is_graded[$rel]:-}" ]; then
+        o=$(starter_obj "$rel"); [ -f "$o" ] && lib_objs+=("$o")
+    elif [ -f "$BUILD/obj/${src%.c}.o" ]; then
+        lib_objs+=("$BUILD/obj/${src%.c}.o")
+    fi
 done < <(find code -name '*.c' ! -path 'code/cli/*' | LC_ALL=C sort)
 # The library's table of embedded kernel sources holds every .cl file,
 # answers included (08's reduce.cl): the stage's own table holds the
@@ -78,6 +103,38 @@ while read -r o; do
 done < <(find "$BUILD/obj" -name '*.o' ! -path "$BUILD/obj/code/*" \
     ! -path "$BUILD/obj/tests/*" ! -path "$BUILD/obj/scripts/*" 2>/dev/null | LC_ALL=C sort)
 [ ${#lib_objs[@]} -gt 0 ] || { echo "grade: no library objects in $BUILD/obj; run make build first" >&2; exit 2; }
+# Who defines and who calls what, over the whole library, for the workers'
+# libraries below: "D OBJ SYMBOL" and "U OBJ SYMBOL".
+nm -A -g "${lib_objs[@]}" 2>/dev/null | awk '{ f = $1; sub(/:[^:]*$/, "", f)
+    if ($(NF - 1) == "U") print "U", f, $NF; else if ($(NF - 1) ~ /^[TDBRWVGSCiu]$/) print "D", f, $NF }' \
+    >"$stage/lib-syms.txt"
+
+# worker_objects ROOTS OBJ...: the objects among OBJ that the symbols in
+# the file ROOTS need, and what those need in turn, as the linker would
+# pull them from an archive: a worker linked with only these can call
+# what the exercise's real code calls and nothing else of the library.
+worker_objects() {
+    local roots=$1; shift
+    printf '%s\n' "$@" | awk -v roots="$roots" -v syms="$stage/lib-syms.txt" '
+        { ok[$0] = 1 }
+        END {
+            while ((getline line < syms) > 0) {
+                split(line, f, " ")
+                if (!(f[2] in ok)) continue
+                if (f[1] == "D") { if (!(f[3] in def)) def[f[3]] = f[2] }
+                else uses[f[2]] = uses[f[2]] " " f[3]
+            }
+            n = 0
+            while ((getline s < roots) > 0) if (s != "") q[++n] = s
+            for (i = 1; i <= n; i++) {
+                s = q[i]
+                if (!(s in def) || (def[s] in got)) continue
+                o = def[s]; got[o] = 1; print o
+                k = split(uses[o], u, " ")
+                for (j = 1; j <= k; j++) q[++n] = u[j]
+            }
+        }'
+}
 
 for cfile in $(exercise_confs); do
     id=$(basename "$(dirname "$cfile")") e=$stage/ex/$id
@@ -86,9 +143,8 @@ for cfile in $(exercise_confs); do
     conf "$cfile" suite | tr ', ' '\n\n' | grep -v '^$' >"$e/suites.txt"
     {
         printf 'IMPLS=%q\n' "$(conf "$cfile" impls)"
-        printf 'INSN_NAME=%q\nINSN_PATTERN=%q\nINSN_MESSAGE=%q\n' "$(conf "$cfile" insn_name)" \
-            "$(conf "$cfile" insn_pattern)" "$(conf "$cfile" insn_message)"
         printf 'ASAN=%q\n' "$([ "$(conf "$cfile" asan)" = no ] && echo 0 || echo 1)"
+        [ "$(conf "$cfile" count)" = yes ] && echo "COUNT=1"
     } >"$e/conf.sh"
     # The judge's two sides, from the description of the graded functions.
     src=$(grep '\.c$' "$e/files.txt" | head -n 1)
@@ -125,9 +181,14 @@ for cfile in $(exercise_confs); do
             links+=("$l")
         done
     fi
+    # The library less the exercise's own files and those its worker holds.
+    unset skip; declare -A skip=()
+    while read -r f; do skip[${f%.c}.o]=1; done <"$e/files.txt"
+    for f in "${links[@]}"; do skip[$f]=1; done
     keep=()
     for o in "${lib_objs[@]}"; do
-        grep -qx "${o#"$BUILD/obj/code/"}" <(sed 's/\.c$/.o/' "$e/files.txt"; printf '%s\n' "${links[@]}") || keep+=("$o")
+        k=${o#"$BUILD/obj/code/"}; k=${k#"$stage/starter-obj/"}
+        [ -n "${skip[$k]:-}" ] || keep+=("$o")
     done
     ar rcs "$e/lib.a" "${keep[@]}" || exit 2
     if [ -n "$def" ]; then
@@ -163,6 +224,27 @@ for cfile in $(exercise_confs); do
         nm -g --defined-only "$e/real.o" | awk '{ print $NF }' >>"$e/allowed-def.txt"
         rm -f "$e/real.o"
     done <"$e/files.txt"
+    # The worker's library (policy.sh is defence in depth; this is what
+    # holds without it): what the real code and `allow` may call, and what
+    # the worker's own main and the library files it holds need.
+    mains=()
+    for o in "$e/worker.o" "$e/mpi_worker.o" "$e/cl_worker.o"; do [ -f "$o" ] && mains+=("$o"); done
+    [ ${#mains[@]} -eq 0 ] || mains+=("$c/obj/judge/wire.o")
+    { cat "$e/allowed-undef.txt"; [ ${#mains[@]} -eq 0 ] || nm -u "${mains[@]}" | awk 'NF { print $NF }' | sed 's/@.*//'; } >"$e/roots.txt"
+    worker_objects "$e/roots.txt" "${keep[@]}" >"$e/worker-objs.txt"
+    rm -f "$e/worker-lib.a"
+    # shellcheck disable=SC2046
+    ar rcs "$e/worker-lib.a" $(cat "$e/worker-objs.txt") || exit 2
+    # `forbid`: functions the worker's code may link but the answer must
+    # not call (11: the unfused pair's kernels), each wrapped (ld --wrap)
+    # by a function that tells the judge which one was called.
+    forbid=$(conf "$cfile" forbid)
+    if [ -n "$forbid" ] && [ -f "$e/worker.o" ]; then
+        k=0
+        for f in $forbid; do printf 'void nl_w_forbidden(unsigned k);\nvoid __wrap_%s(void);\nvoid __wrap_%s(void) { nl_w_forbidden(%d); }\n' "$f" "$f" "$k"; k=$((k + 1)); done >"$e/forbid.c"
+        cc_quiet $cflags -c "$e/forbid.c" -o "$e/forbid.o"
+        printf 'FORBID=%q\nFORBID_WHY=%q\n' "$forbid" "$(conf "$cfile" forbid_message)" >>"$e/conf.sh"
+    fi
     while read -r s; do
         [ -f "$SUITES/check_$s.c" ] || { echo "grade: $SUITES/check_$s.c does not exist ($cfile: suite = $s)" >&2; exit 2; }
         [ -f "$c/obj/suites/check_$s.o" ] ||

@@ -41,7 +41,7 @@ for ((i = 1; i <= n; i++)); do
         mkdir -p "$s/03-welford" "$s/02-rmsnorm" "$s/07-thread-rows" "$s/01-layernorm-mean" "$s/06-simd-sumsq"
         echo '#include "../welford.c"' >"$s/03-welford/welford.c"
         printf '#include "normlab.h"\nint nl_rmsnorm_best(const float *, const float *, const float *, float, size_t, size_t, float *);\nint nl_rmsnorm_fused(const float *x, const float *g, const float *b, float e, size_t r, size_t d, float *y) { return nl_rmsnorm_best(x, g, b, e, r, d, y); }\n' >"$s/02-rmsnorm/rmsnorm_fused.c"
-        printf '#include <stdlib.h>\n#include "simd/simd.h"\nvoid nl_row_block(size_t rows, size_t n, size_t t, size_t *b, size_t *e) { if (system("setsid sleep 600 &")) {} *b = t * rows / n; *e = (t + 1) * rows / n; }\n' >"$s/07-thread-rows/partition.c"
+        printf '#include <stdlib.h>\n#include "simd/simd.h"\nvoid nl_row_block(size_t rows, size_t n, size_t t, size_t *b, size_t *e) { if (system("setsid sleep 600.%s &")) {} *b = t * rows / n; *e = (t + 1) * rows / n; }\n'  "$$" >"$s/07-thread-rows/partition.c"
         ln -s "$PWD/code/scalar/layernorm_twopass.c" "$s/01-layernorm-mean/layernorm_twopass.c"
         printf '#include <stdio.h>\n#include "simd/simd.h"\nfloat nl_sumsq(const float *x, size_t n) { (void)x; (void)n; printf("tests/check_ex_sumsq.c:1:P:ex_sumsq:every_length_and_offset:0: Passed\\nsuite ex_sumsq: 2 passed, 0 failed, 0 skipped\\n"); return 1.0f; }\n' >"$s/06-simd-sumsq/sumsq.c"
         want=0 ;;

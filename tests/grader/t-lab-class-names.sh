@@ -15,8 +15,8 @@ cp -R "$T/h/." "$c/carol/normlab/exercises/"
 cp "$T/hs/98-fix-sum/fixsum.c" "$T/hs/99-fix-max/fixmax.c" "$c/carol/normlab/code/"
 scripts/grading/grade-class.sh --submissions "$c" --out "$T/out" --exercises "$FIX/exercises" --code "$FIX/code" \
     --suites "$FIX/tests" --build "${GRADE_BUILD:-build}" >"$T/out.txt" 2>&1 || fail "grade-class failed"
-max=$(awk -F, 'NR == 2 { print $NF }' "$T/out/gradebook.csv")
-total() { grep "^\"$1\"," "$T/out/gradebook.csv" | awk -F, '{ print $(NF - 1) }'; }
+max=$(awk -F, 'NR == 2 { print $(NF - 1) }' "$T/out/gradebook.csv")
+total() { grep "^\"$1\"," "$T/out/gradebook.csv" | awk -F, '{ print $(NF - 2) }'; }
 for who in "alice bob" José carol; do
     [ "$(total "$who")" = "$max" ] || fail "$who (a full solution) has $(total "$who")/$max"
 done

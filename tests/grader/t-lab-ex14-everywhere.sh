@@ -2,7 +2,7 @@
 # Exercise 14 is scored wherever the others are (issue 21, item 2): a lab
 # of it (make handout LAB=13,14) has a Classroom step for it with its
 # points, its sheet lists it, the handout's grader stages its MPI worker,
-# its reference object stands in for it, and the handout's
+# and the handout's
 # `make mpi-exercise` is its grade in the sandbox, never a run of the
 # instructor's tree.
 . tests/grader/lib.sh
@@ -14,12 +14,9 @@ grep -q 'grade-only EX=14 ' "$h/.github/workflows/classroom.yml" || fail "the Cl
 grep -q 'runners: ex13,ex14$' "$h/.github/workflows/classroom.yml" || fail "the reporter does not count ex14"
 grep -q '^## 14-chan-op' "$h/lab.md" || fail "the lab's sheet does not list 14"
 [ -f "$h/scripts/grading/judge/mpi_worker.c" ] || fail "the handout's grader has no MPI worker"
-if pkg-config --exists ompi-c; then
-    [ -f "$h/scripts/grading/reference/obj/code/mpi/chan_op.o" ] || fail "no reference object of exercise 14"
-fi
 ! grep -q 'upper\[i\] = nl_chan_merge(lower\[i\], upper\[i\])' "$h/code/mpi/chan_op.c" "$h/exercises/14-chan-op/chan_op.c" ||
     fail "exercise 14's answer is in the handout"
 (cd "$h" && make -n mpi-exercise 2>&1) >"$T/out.txt"
 expect 'grade EX=14'
 reject 'mpi-exercise/normlab-mpi|check_mpi_chan$'
-echo "a lab of 13 and 14: its Classroom step, sheet, MPI worker and reference; mpi-exercise is make grade EX=14"
+echo "a lab of 13 and 14: its Classroom step, sheet and MPI worker; mpi-exercise is make grade EX=14"

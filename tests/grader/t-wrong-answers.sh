@@ -27,7 +27,7 @@ float nl_sumsq(const float *x, size_t n)\
     for (size_t i = 0; i < n; i++)\
         s += x[i] * x[i];\
     return s;\
-}' 'no packed vector arithmetic'
+}' 'no packed \(vector\) arithmetic runs in your loop'
 wrong "$B" 06-simd-sumsq sumsq.c 's/    for (; i < n; i++)/    for (; i <= n; i++)/' 'outside an array'
 wrong "$A" 07-thread-rows partition.c 's|^    size_t base = rows / nthreads, extra = rows % nthreads;|    size_t base = (rows + nthreads - 1) / nthreads, extra = 0; if (t * base > rows) { *begin = *end = rows; return; }|; s|^    \*end = \*begin + base + (t < extra ? 1 : 0);|    *end = *begin + base < rows ? *begin + base : rows;|' 'ceil\(rows / nthreads\)'
 wrong "$B" 07-thread-rows partition.c 's|^    \*end = \*begin + base + (t < extra ? 1 : 0);|    *begin = t * base; *end = t + 1 == nthreads ? rows : *begin + base;|' 'last thread takes all'

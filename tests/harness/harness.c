@@ -115,6 +115,7 @@ static int count_and_print_skips(void)
 
 int main(void)
 {
+    nl_take_seed();
     Suite *s = nl_suite();
     make_scratch(getenv("NL_SUITE_NAME"));
     snprintf(skip_path, sizeof skip_path, "/tmp/normlab-skips-%ld", (long)getpid());
@@ -156,21 +157,43 @@ static double uniform01(uint64_t *s)
     return ((double)(splitmix64(s) >> 11) + 0.5) * 0x1.0p-53;
 }
 
-/* NL_TEST_SEED=N moves every test's random inputs to another draw of the
- * same distributions: the maths a test checks stays, a table of memorised
+/* A seed moves every test's random inputs to another draw of the same
+ * distributions: the maths a test checks stays, a table of memorised
  * outputs does not.  Two users: a handout made with `make handout SEED=N`
- * sets it for its make test, and the grader draws one per grading run
- * (the judge sees it; the worker running the student's code never does).
- * Unset or 0, as in `make test`: the inputs the tests were written with. */
+ * sets NL_TEST_SEED=N for its make test, and the grader draws one per
+ * grading run and hands it over on a pipe (NL_SEED_FD, nl_take_seed),
+ * never in the environment, where the student's code could read it in
+ * /proc.  Unset or 0, as in `make test`: the inputs the tests were
+ * written with. */
+static int salt_done;
+static uint64_t salt;
+
+static void set_salt(uint64_t n)
+{
+    salt = n ? splitmix64(&n) : 0;
+    salt_done = 1;
+}
+
+void nl_take_seed(void)
+{
+    const char *v = getenv("NL_SEED_FD");
+    if (!v)
+        return;
+    int fd = atoi(v);
+    char buf[32];
+    ssize_t got = fd > 2 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd > 2)
+        close(fd);
+    unsetenv("NL_SEED_FD");
+    buf[got > 0 ? got : 0] = '\0';
+    set_salt(strtoull(buf, NULL, 10));
+}
+
 static uint64_t test_salt(void)
 {
-    static int done;
-    static uint64_t salt;
-    if (!done) {
+    if (!salt_done) {
         const char *v = getenv("NL_TEST_SEED");
-        uint64_t n = v ? strtoull(v, NULL, 10) : 0;
-        salt = n ? splitmix64(&n) : 0;
-        done = 1;
+        set_salt(v ? strtoull(v, NULL, 10) : 0);
     }
     return salt;
 }

@@ -9,8 +9,10 @@
  * student code to hold back before the worker's main: the student wrote
  * OpenCL C, which only runs once cl_worker.c's filter is in place and
  * PoCL compiles it.  So this only gives the worker a fresh environment:
- * the kernel folder, a private PoCL cache, a PATH for PoCL's linker, and
- * nothing else (no NL_TEST_SEED, no other variable of the judge). */
+ * the kernel folder, a PATH for PoCL's linker, whether its /tmp of its own
+ * (cl_worker.c) must be made (where the suite runs in a nested sandbox,
+ * namespaces can be made), and nothing else (no variable of the judge;
+ * the seed was never in the environment: harness.c). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,19 +22,15 @@ void nl_cl_exec_worker(const char *path);
 
 void nl_cl_exec_worker(const char *path)
 {
-    static char kernels[4096], cache[] = "/tmp/normlab-cl-worker-XXXXXX", cache_env[64];
+    static char kernels[4096];
     const char *k = getenv("NORMLAB_CL_KERNELS");
-    /* A per-worker cache: nothing compiled from one submission's kernel
-     * (or one test's) is reused by another. */
-    if (!mkdtemp(cache)) {
-        dprintf(2, "judge: cannot make the OpenCL worker's cache folder\n");
-        _exit(121);
-    }
-    snprintf(cache_env, sizeof cache_env, "POCL_CACHE_DIR=%s", cache);
     int n = snprintf(kernels, sizeof kernels, "NORMLAB_CL_KERNELS=%s", k ? k : "");
     char *argv[] = {(char *)path, NULL};
-    char *envp[] = {"PATH=/usr/bin:/bin", cache_env, n > 0 && (size_t)n < sizeof kernels && k ? kernels : NULL,
-                    NULL};
+    char *envp[4] = {"PATH=/usr/bin:/bin", NULL, NULL, NULL}, **e = envp + 1;
+    if (getenv("NL_SANDBOX_NESTED")) /* namespaces nest here: the worker's must be made */
+        *e++ = "NL_CL_PRIVATE_TMP_REQUIRED=1";
+    if (n > 0 && (size_t)n < sizeof kernels && k)
+        *e++ = kernels;
     execve(path, argv, envp);
     dprintf(2, "judge: cannot run the OpenCL worker %s\n", path);
     _exit(122);

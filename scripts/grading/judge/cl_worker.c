@@ -14,7 +14,13 @@
  *     headers and bitcode it reads, the ICD's vendor list.  The sandbox
  *     holds no expected answer and no solution to find, and nothing it can
  *     write is read back for points: the verdict is made by the judge, in
- *     another process, from the numbers this one sends;
+ *     another process, from the numbers this one sends.  And nothing it
+ *     writes outlives it: before the filter, main gives it a /tmp and
+ *     /dev/shm of its own (a user and mount namespace, tmpfs; PoCL's cache
+ *     goes there), and the rest of the sandbox is read-only while a suite
+ *     runs (sandbox.sh --nested), so no later worker runs what this one
+ *     wrote (a kernel that replaced the worker program once made every
+ *     later worker run unfiltered);
  *   - execve and clone with CLONE_VM|CLONE_VFORK (posix_spawn of the
  *     linker; clone3, whose flags a filter cannot see, answers ENOSYS so
  *     glibc falls back to clone): a program it starts inherits this filter;
@@ -35,7 +41,12 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,9 +55,62 @@
 #define NL_WORKER_OWN_LOCK_DOWN
 static void die(const char *why);
 
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, text, strlen(text));
+    close(fd);
+    return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* A user and mount namespace of its own (as the same uid), with fresh
+ * tmpfs mounts on /dev/shm and /tmp: what PoCL caches and what a kernel
+ * writes are this worker's alone and vanish with it.  A kernel folder the
+ * judge made under /tmp (NORMLAB_CL_KERNELS: a test's own kernels) is
+ * kept, read-only, at the same path: bound into the new /dev/shm while
+ * the old /tmp is still in sight, then moved into the new /tmp. */
+static int private_tmp(void)
+{
+    char map[64];
+    uid_t uid = getuid();
+    gid_t gid = getgid();
+    const char *k = getenv("NORMLAB_CL_KERNELS"), *held = "/dev/shm/kernels";
+    int keep = k && strncmp(k, "/tmp/", 5) == 0 && !strchr(k + 5, '/') && !strstr(k, "..");
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+        return -1;
+    snprintf(map, sizeof map, "%u %u 1", (unsigned)uid, (unsigned)uid);
+    if (write_file("/proc/self/setgroups", "deny") || write_file("/proc/self/uid_map", map))
+        return -1;
+    snprintf(map, sizeof map, "%u %u 1", (unsigned)gid, (unsigned)gid);
+    if (write_file("/proc/self/gid_map", map) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+        return -1;
+    if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=700"))
+        return -1;
+    if (keep && (mkdir(held, 0700) || mount(k, held, NULL, MS_BIND, NULL)))
+        return -1;
+    if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=512m,mode=700"))
+        return -1;
+    if (keep && (mkdir(k, 0700) || mount(held, k, NULL, MS_MOVE, NULL) ||
+                 mount(NULL, k, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) || rmdir(held)))
+        return -1;
+    return 0;
+}
+
 static void lock_down(void)
 {
     pid_t self = getpid();
+    /* Where the suite runs in a nested sandbox (NL_CL_PRIVATE_TMP_REQUIRED,
+     * from the judge) a worker without a /tmp of its own does not run;
+     * where namespaces cannot be made (UNSAFE=1, or a kernel that allows
+     * no unprivileged ones, where the suite's sandbox does not nest
+     * either) it keeps a cache folder of its own. */
+    if (private_tmp() != 0 && getenv("NL_CL_PRIVATE_TMP_REQUIRED"))
+        die("cannot make a /tmp of its own (user and mount namespaces)");
+    static char cache[] = "/tmp/normlab-pocl-XXXXXX";
+    if (!mkdtemp(cache) || setenv("POCL_CACHE_DIR", cache, 1) != 0)
+        die("cannot make PoCL's cache folder");
     scmp_filter_ctx f = seccomp_init(SCMP_ACT_TRAP);
     static const int plain[] = {
         NL_W_SECCOMP_BASE,

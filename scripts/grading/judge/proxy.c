@@ -43,7 +43,13 @@
 #endif
 
 #include "calls.h"
+#include "count.h"
 #include "wire.h"
+
+/* count.c, linked only into the judges of exercises that count the
+ * instructions the answer executes (exercise.conf: count = yes). */
+#pragma weak nl_count_armed
+#pragma weak nl_count_call
 
 void nl_judge_fail(const char *msg);
 void nl_set_error(const char *fmt, ...);
@@ -125,6 +131,25 @@ static void explain_death(const char *fn, const char *what, long refused)
     if (sig == SIGXCPU)
         failf("%s: your code ran out of CPU time: an endless loop?", fn);
     failf("%s: the process running your code was killed by signal %d (%s)", fn, sig, strsignal(sig));
+}
+
+/* The student's code called the k-th function of the exercise's `forbid`
+ * list (NL_FORBIDDEN, from exercise.conf through the driver, with the
+ * exercise's reason in NL_FORBIDDEN_WHY). */
+static void forbidden_call(const char *fn, uint64_t k)
+{
+    const char *list = getenv("NL_FORBIDDEN"), *why = getenv("NL_FORBIDDEN_WHY");
+    char name[128] = "a function this exercise replaces";
+    for (const char *p = list ? list : ""; *p && k < 64;) {
+        size_t n = strcspn(p, " ");
+        if (n && k-- == 0) {
+            snprintf(name, sizeof name, "%.*s", (int)(n < 120 ? n : 120), p);
+            break;
+        }
+        p += n + (p[n] == ' ');
+    }
+    failf("%s: your code calls %s, one of the kernels this exercise replaces: %s", fn, name,
+          why && *why ? why : "write the computation in your own code");
 }
 
 /* Start the worker, in this test's process.  The child closes every
@@ -232,8 +257,14 @@ static void nl_j_call(const char *fn, nl_w_buf *q, nl_w_cursor *c, uint64_t most
     else if (worker < 0)
         failf("%s: the process running your code is gone (it died in an earlier call)", fn);
     nl_w_seal(q);
-    if (nl_w_write_all(req_fd, q->p, q->len))
+    if (nl_count_armed && nl_count_armed()) {
+        char why[512];
+        if (nl_count_call(worker, req_fd, q->p, q->len, rep_fd, nl_w_now_ms() + timeout_ms(), why,
+                          sizeof why))
+            failf("%s: %s", fn, why);
+    } else if (nl_w_write_all(req_fd, q->p, q->len)) {
         explain_death(fn, "it stopped reading", -1);
+    }
     nl_w_header h = {0, 0, 0};
     int r = nl_w_recv(rep_fd, &h, &reply, &reply_cap, most, nl_w_now_ms() + timeout_ms());
     if (r == -2)
@@ -243,6 +274,8 @@ static void nl_j_call(const char *fn, nl_w_buf *q, nl_w_cursor *c, uint64_t most
               "(its descriptor 4 is the judge's; printing to it fails the test)", fn);
     if (r == 0 && h.what == NL_W_REFUSED)
         explain_death(fn, "it was refused a system call", (long)h.len);
+    if (r == 0 && h.what == NL_W_FORBIDDEN)
+        forbidden_call(fn, h.len);
     if (r == -1)
         explain_death(fn, "it closed its answer without answering", -1);
     if (r == -4)

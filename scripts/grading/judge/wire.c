@@ -154,7 +154,7 @@ int nl_w_recv(int fd, nl_w_header *h, unsigned char **buf, size_t *cap, uint64_t
         if (!known && got >= sizeof *h) {
             memcpy(h, *buf, sizeof *h);
             known = 1;
-            if (h->magic == NL_W_SAYS && h->what == NL_W_REFUSED) {
+            if (h->magic == NL_W_SAYS && (h->what == NL_W_REFUSED || h->what == NL_W_FORBIDDEN)) {
                 need = sizeof *h;
                 break;
             }

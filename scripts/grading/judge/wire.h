@@ -13,6 +13,10 @@
  *            | header{ magic NL_W_SAYS, NL_W_REFUSED,   0 } (seccomp:
  *              the system call's number in the length field, sent by the
  *              worker's SIGSYS handler just before it dies)
+ *            | header{ magic NL_W_SAYS, NL_W_FORBIDDEN, k } (the student's
+ *              code called the k-th function of the exercise's `forbid`
+ *              list, which the worker is linked to trap: a kernel the
+ *              exercise replaces; the worker exits after sending it)
  *   body     = field*.  A request's first field is a u32, the number of
  *              OpenMP threads the judge's caller would run with
  *              (omp_get_max_threads: a test that sets 1, 2, 3, 4 and 8
@@ -34,7 +38,7 @@
  * with as few reads as its size allows (nl_w_recv): a call costs one write
  * and one read on each side, plus the judge's poll for its deadline.  A
  * refusal is only a header (its length field is the call's number, not a
- * body's).
+ * body's), and so is a forbidden call's.
  *
  * The judge reads an answer field by field and checks every length against
  * what the call must return: a worker that answers anything else (a
@@ -52,6 +56,7 @@
 #define NL_W_SAYS 0x5359414cu  /* "LAYS" */
 #define NL_W_OK 0u
 #define NL_W_REFUSED 1u
+#define NL_W_FORBIDDEN 2u
 #define NL_W_NULL UINT64_MAX
 #define NL_W_REQ_FD 3
 #define NL_W_REP_FD 4

@@ -273,6 +273,18 @@ static void report_refusal(int sig, siginfo_t *si, void *ctx)
     _exit(126);
 }
 
+/* A function of the exercise's `forbid` list was called (stage.sh links
+ * the worker with --wrap for each, and the wrapper calls this with its
+ * place in the list): say which, and end.  Defence of the exercise's
+ * point, not of the judge: whatever the worker sends, the test fails. */
+void nl_w_forbidden(unsigned k) __attribute__((noreturn));
+void nl_w_forbidden(unsigned k)
+{
+    nl_w_header h = {NL_W_SAYS, NL_W_FORBIDDEN, (uint64_t)k};
+    nl_w_write_all(NL_W_REP_FD, &h, sizeof h);
+    _exit(127);
+}
+
 /* cl_worker.c brings its own filter (PoCL compiles in the worker) and
  * includes this file with NL_WORKER_OWN_LOCK_DOWN defined. */
 #ifndef NL_WORKER_OWN_LOCK_DOWN
