@@ -600,14 +600,23 @@ START_TEST(tiny_run_writes_a_csv)
     /* Two single-threaded implementations run at the first thread count
      * only: 2 shapes x 2 implementations. */
     ck_assert_msg(rows == 4, "expected 4 measurement rows, found %zu:\n%s", rows, text);
-    /* (Under qemu the system reports no cache sizes, and no regime is named.)
-     * The last column is the SIMD path the dispatchers took. */
-    char end[32];
-    snprintf(end, sizeof end, ",L2,%s\n", nl_isa_name(nl_isa_active()));
+    /* The last column is the SIMD path the dispatchers took, as the header
+     * names it: the program's own CPU, which valgrind's may not be (it
+     * hides AVX-512 from this test, not from the program it starts).
+     * (Under qemu the system reports no cache sizes, and no regime is named.) */
+    const char *isa_line = strstr(text, "# isa: ");
+    ck_assert_msg(isa_line, "the CSV should say which SIMD path ran:\n%s", text);
+    char isa[16] = "", end[32];
+    int known = 0;
+    if (sscanf(isa_line, "# isa: %15[a-z0-9]", isa) == 1)
+        for (int k = NL_ISA_SCALAR; k <= NL_ISA_NEON; k++)
+            known |= !strcmp(isa, nl_isa_name((nl_isa)k));
+    ck_assert_msg(known,
+                  "the CSV's isa line names no SIMD path normlab knows:\n%s", text);
+    snprintf(end, sizeof end, ",L2,%s\n", isa);
     ck_assert_msg(strstr(text, end) || strstr(text, "# caches: L2 0.0"),
                   "tiny shapes fit any L2: their rows should end in the regime 'L2', then the "
-                  "path '%s':\n%s", nl_isa_name(nl_isa_active()), text);
-    ck_assert_msg(strstr(text, "# isa: "), "the CSV should say which SIMD path ran:\n%s", text);
+                  "path '%s':\n%s", isa, text);
 
     /* --show reads it back: the table the book prints from a CSV. */
     const char *const show[] = {"--show", csv, "--shape", "2x8", NULL};

@@ -256,7 +256,7 @@ START_TEST(missing_depth_is_the_default_depth)
 }
 END_TEST
 
-/* Issue 22: a T5 file with a stray generic depth key beside its own: the
+/* A T5 file with a stray generic depth key beside its own: the
  * census counts T5's num_layers, and the "layers" line must name the field
  * the count used, not the stray one. */
 START_TEST(layers_line_names_the_counted_field)

@@ -138,7 +138,7 @@ START_TEST(help_and_usage)
 }
 END_TEST
 
-/* The done-when of issue 4: the nine-model table. */
+/* The nine-model table. */
 START_TEST(nine_model_table)
 {
     const char *args[] = {"--tsv", FIX "gpt2.json", FIX "pythia-410m.json", FIX "phi-2.json",

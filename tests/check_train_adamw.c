@@ -60,8 +60,11 @@ static void reference(variant which, const float *p0, const float *g, double *p)
 static double distance(const float *got, const double *want)
 {
     double worst = 0;
-    for (int i = 0; i < N; i++)
-        worst = fmax(worst, fabs(got[i] - want[i]) / (LR + fabs(want[i])));
+    for (int i = 0; i < N; i++) {
+        double d = fabs(got[i] - want[i]) / (LR + fabs(want[i]));
+        if (d > worst)
+            worst = d;
+    }
     return isnan(got[0]) ? NAN : worst;
 }
 
@@ -112,8 +115,11 @@ START_TEST(each_usual_mistake_is_told_apart)
     for (int k = 1; k < NVARIANTS; k++) {
         reference((variant)k, p0, g, wrong);
         double worst = 0;
-        for (int i = 0; i < N; i++)
-            worst = fmax(worst, fabs(wrong[i] - right[i]) / (LR + fabs(right[i])));
+        for (int i = 0; i < N; i++) {
+            double d = fabs(wrong[i] - right[i]) / (LR + fabs(right[i]));
+            if (d > worst)
+                worst = d;
+        }
         ck_assert_msg(worst > 1e-3, "mistake %d moves the weights by only %.3g: this data "
                       "cannot tell it from the right update", k, worst);
     }

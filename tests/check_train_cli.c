@@ -120,7 +120,8 @@ START_TEST(starting_loss_is_what_normlab_logits_gives)
         const float *row = y + t * 256;
         double max = row[0], sum = 0;
         for (size_t v = 1; v < 256; v++)
-            max = fmax(max, row[v]);
+            if (row[v] > max)
+                max = row[v];
         for (size_t v = 0; v < 256; v++)
             sum += exp(row[v] - max);
         ce += log(sum) - (row[bytes[t + 1]] - max);
@@ -157,8 +158,11 @@ START_TEST(a_trained_model_converts_with_the_same_logits_and_text)
     ck_assert(nl_npy_read(at("a.npy"), &x) == NL_OK && nl_npy_read(at("b.npy"), &y) == NL_OK);
     double diff = 0, scale = 0;
     for (size_t k = 0; k < x.count; k++) {
-        diff = fmax(diff, fabs((double)((float *)x.data)[k] - ((float *)y.data)[k]));
-        scale = fmax(scale, fabs((double)((float *)x.data)[k]));
+        double xk = ((float *)x.data)[k], yk = ((float *)y.data)[k];
+        if (fabs(xk - yk) > diff)
+            diff = fabs(xk - yk);
+        if (fabs(xk) > scale)
+            scale = fabs(xk);
     }
     nl_array_free(&x);
     nl_array_free(&y);

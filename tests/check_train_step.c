@@ -222,9 +222,13 @@ START_TEST(training_forward_gives_chapter_12s_logits_and_loss)
             const float *got = nl_train_logits(&tr, b, t), *want = ref + t * V;
             double max = want[0], sum = 0;
             for (size_t v = 0; v < V; v++) {
-                worst = fmax(worst, fabs((double)got[v] - want[v]));
-                scale = fmax(scale, fabs((double)want[v]));
-                max = fmax(max, want[v]);
+                double e = fabs((double)got[v] - want[v]), w = want[v];
+                if (e > worst)
+                    worst = e;
+                if (fabs(w) > scale)
+                    scale = fabs(w);
+                if (w > max)
+                    max = w;
             }
             for (size_t v = 0; v < V; v++)
                 sum += exp((double)want[v] - max);

@@ -128,7 +128,7 @@ NL_BWD_FN(NL_VNAME(rmsnorm_bwd_, ))
  * and whether its x is asked for in the first pass (NL_BWD_PF_SPLIT=1) or
  * with its dy in the dx pass (0, the earlier schedule).  On the Xeon,
  * with the earlier schedule, none of 2, 4 or 8 rows, prefetching into L1
- * or L2, or no prefetch, stood out beyond the noise of the shared VM; 8
+ * or L2, or no prefetch, stood out beyond the run-to-run noise; 8
  * rows looked slower. */
 #ifndef NL_BWD_BLOCK_ROWS
 #define NL_BWD_BLOCK_ROWS 4

@@ -571,7 +571,7 @@ pipe_rows(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, c
 /* How far past the next row's line the split rung's output pass asks, and
  * into which cache (1: L2, 0: L1); knobs for trying others
  * (-DNL_SPLIT_AHEAD=...). On the Zen 4's AVX-512 rung, by `make
- * half-pattern` (three runs each, alternated in one session), 0, 4 and 16
+ * half-pattern` (three runs each, the builds alternated), 0, 4 and 16
  * KiB into L2 gave 0.87-0.98, 0.83-0.92 and 0.82-0.88 of the copy for
  * Llama, 0.88-1.06, 0.93-1.06 and 0.91-0.98 for Gemma, 0.85-0.89,
  * 0.86-0.99 and 0.81-0.82 for LayerNorm: close, with 0 ahead of 16 KiB in

@@ -80,8 +80,8 @@ if [ -z "$name" ]; then
     # Students hand in folders all called exercises/: name the result after
     # the folder that holds it (alice/exercises -> alice).
     # A handout is graded as alice/normlab/exercises or alice/normlab: both
-    # are alice's (issue 21: each handout student was "normlab", each
-    # report overwriting the last).
+    # are alice's (otherwise each handout student would be "normlab",
+    # each report overwriting the last).
     abs=$(cd "$sub" && pwd); name=$(basename "$abs")
     if [ "$abs" != "$(pwd)/exercises" ]; then
         n_abs=$abs

@@ -7,7 +7,7 @@
 # grades it (grade.sh: in the sandbox, on its own code alone, every other
 # exercise its untouched starter), so the list
 # and the grade never disagree: "done" is full marks, "in progress" shows
-# the grader's first feedback line.  (Issue 21: the list used to link the
+# the grader's first feedback line.  (The list once linked the
 # student's own earlier exercises, and showed a correct 11 "in progress"
 # beside a starter 02 while the grade gave it 10/10.)
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Attack (issue 20, 3): a `syscall` hidden in the immediate of a mov
+# Attack: a `syscall` hidden in the immediate of a mov
 # (b8 0f 05 90 00: objdump shows `mov $0x90050f,%eax`) and a jump into it,
 # for exit_group(0), then write(3) for the verdict.  policy.sh sees no
 # system-call instruction; the worker's exit fails every call it leaves

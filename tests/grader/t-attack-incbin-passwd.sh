@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Attack (issue 20, 5): `.incbin "/etc/passwd"` prints the host's account
+# Attack: `.incbin "/etc/passwd"` prints the host's account
 # file into the student's feedback.  The sandbox binds only the entries of
 # /etc that compiling and running need: the file is not there, the compile
 # fails, and nothing of the host's accounts reaches the report.

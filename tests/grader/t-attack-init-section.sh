@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Attack (issue 20, 1): code in the .init section (not .init_array) runs
+# Attack: code in the .init section (not .init_array) runs
 # before main, in whatever process holds the student's object; it writes
 # passing lines of the suite's tests to descriptors 3-20, where the verdict
 # once was.  policy.sh refuses the section; without it, the code runs in

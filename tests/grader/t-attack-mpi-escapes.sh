@@ -2,7 +2,7 @@
 # Exercise 14's operation runs in MPI ranks under mpirun, inside the
 # sandbox, each rank under the seccomp filter of judge/mpi_worker.c from
 # MPI_Init on; the suite (the judge) compares what rank 0 answers with its
-# own fold of inputs drawn from the run's seed.  Issue 20 saw a hostile
+# own fold of inputs drawn from the run's seed.  A hostile
 # chan_op.c run as root and read solutions/.  Each of these scores 0,
 # without policy.sh (no score may depend on it), and the feedback names
 # what stopped it:

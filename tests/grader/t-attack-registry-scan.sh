@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Attack (issue 20, 4): exercise 02 answered by the library's own kernel,
+# Attack: exercise 02 answered by the library's own kernel,
 # found without naming it: from one of its own statics the code scans
 # memory for the word equal to its own function's address (the `fn` of a
 # registry entry), steps to the next entry and calls that kernel.  In the

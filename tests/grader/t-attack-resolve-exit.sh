@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Attack (issue 20, 2): _exit(0) reached without naming it.  From the
+# Attack: _exit(0) reached without naming it.  From the
 # address of an allowed libc function the code walks down to libc's ELF
 # header, reads its dynamic symbol table and calls _exit: `nm -u` shows
 # only printf and strcmp, so policy.sh lets it through.  Once, Check counted

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Variants of issue 20's attacks, each tried without policy.sh (and with
+# Variants of the attacks above, each tried without policy.sh (and with
 # it), on exercise 02: what the worker's seccomp filter and the judge's
 # checks of every answer stop.  Each scores 0 and the feedback names it.
 #   blind    writes passing lines to descriptors 3-20

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Exercise 13 may thread (issue 21, items 7b and 9): OpenMP's
+# Exercise 13 may thread: OpenMP's
 # schedule(dynamic) is allowed, a backward threaded over rows that keeps
 # the sum over rows in row order scores full, and one that adds its
 # threads' partial dgamma as they finish (5 bit patterns in 6 runs in the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A student's book builds whatever is done (issue 21, item 5: make web and
+# A student's book builds whatever is done (make web and
 # make book stopped at chapter 10 of a fresh handout, where the embedded
 # `normlab gradcheck` exits 1 until 08 and 13 are done).  In the handout
 # (its mk/zz-handout.mk sets NORMLAB_BOOK_PARTIAL=1) a failing embedded run

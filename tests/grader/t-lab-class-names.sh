@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Class grading (issue 21, item 8): a handout uploaded inside its normlab/
+# Class grading: a handout uploaded inside its normlab/
 # folder is found (its code/ holds stubs of the same names: each file was
 # found twice and neither taken, a silent 0); names that clean up to the
 # same file name ("alice bob" and "alice_bob", "José" and "Jos__") get

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# GitHub Classroom gives the same partial credit as make grade (issue 21,
-# item 4: it was all-or-nothing per exercise, an exit status): the
+# GitHub Classroom gives the same partial credit as make grade (not
+# all-or-nothing per exercise, as an exit status would give): the
 # handout's workflow runs classroom-result.sh on the grader's JSON, whose
 # tests, as the reporter adds them up, total the grader's score.  And the
 # workflow's steps are the exercises the grader grades, from exercise.conf.

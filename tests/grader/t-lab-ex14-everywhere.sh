@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Exercise 14 is scored wherever the others are (issue 21, item 2): a lab
+# Exercise 14 is scored wherever the others are: a lab
 # of it (make handout LAB=13,14) has a Classroom step for it with its
 # points, its sheet lists it, the handout's grader stages its MPI worker,
 # and the handout's

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# `make grade EX=14` said "no exercise 14" (issue 21, item 2), then named
+# `make grade EX=14` said "no exercise 14", then named
 # `make mpi-exercise` while mpirun could not run in the sandbox.  Now the
 # judge hosts it (judge/mpi_worker.c, check_mpi_chan's judged tests): the
 # real chan_op.c scores full, and the merge with its operands swapped,
 # nl_chan_merge(upper, lower), as accurate as the right one, loses points
-# with a first feedback line that names the rank order (issue 21, 7c).
+# with a first feedback line that names the rank order.
 . tests/grader/lib.sh
 real_solution "$T/sub" 14-chan-op
 grade_real "$T/sub" 14

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Switching make targets must not rebuild the tree (issue 21, item 10:
-# 75-114 files, 15-25 s on 2 cores).  The flags stamp, which every object
+# Switching make targets must not rebuild the tree (75-114 files, 15-25 s on 2 cores).  The flags stamp, which every object
 # depends on, must hold the same flags whichever object asks for it first:
 # a test object (-Itests/harness), an MPI one, or a library one.  Read
 # from make -n in an empty build folder, so nothing is built.

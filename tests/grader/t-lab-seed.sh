@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make handout SEED=N (issue 21, the kit): the handout's make test draws
+# make handout SEED=N: the handout's make test draws
 # its random inputs from another seed, the same distributions.  The
 # harness's nl_fill_gauss moves with NL_TEST_SEED (unset and 0: the
 # course's inputs) or with the seed the grader hands a suite on a pipe

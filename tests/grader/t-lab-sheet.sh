@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A lab (issue 21, the kit): LAB=09,10 limits the grader to those
+# A lab: LAB=09,10 limits the grader to those
 # exercises (Score out of 20), and the lab's assignment sheet gives the
 # points the grader gives: per exercise and per group of tests, checked
 # here against an independent grading of the real answers, with the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The handout's list of exercises done and left (handout-status.sh, run by
-# its make and make test) says what `make grade` says (issue 21): an
+# its make and make test) says what `make grade` says: an
 # exercise is judged on its own code alone, every other exercise its
 # untouched starter.  Here, in a build like the handout's whose exercise 02
 # is a wrong answer (what a student's build holds while 02 is unfinished),

@@ -58,7 +58,7 @@ void nl_run_mpi(nl_run_result *r, int ranks, const char *const *args)
      * tests/lsan.supp. The ranks share one machine, so the point-to-point
      * layer is ob1 over shared memory, named: left to choose, Open MPI
      * first tries UCX (InfiniBand and the like), and that was half of each
-     * start (0.39-0.45 s a run of 2 ranks on a 2-core VM, 0.20 s with ob1).
+     * start (0.39-0.45 s a run of 2 ranks on 2 cores, 0.20 s with ob1).
      * When a rank exits with an error, as every bad-input test's does,
      * mpirun ends the job and then waited a second (odls_base_sigkill_timeout)
      * for processes that had already gone: 1.5-2.2 s a run, 0.17-0.18 s

@@ -13,8 +13,8 @@
  * statics, its heap, an answer still in the pipe when Check killed the
  * test half-way) cannot reach the next test, which gets a fresh exec.
  * A fresh worker per test costs an exec; make grade-check took 66 s with
- * it (74 s for ce98af6, which graded 03 and 10 in-process; 68 s before the
- * judge), well inside issue 20's budget of twice that, so isolation wins.
+ * it (74 s when 03 and 10 were graded in-process; 68 s before the judge),
+ * well inside a budget of twice that, so isolation wins.
  *
  * A call that gets no valid answer in time fails the test (nl_judge_fail:
  * Check's ck_abort_msg in a suite, judge_check.c) with what happened:
