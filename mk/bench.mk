@@ -94,8 +94,8 @@ fig_csv = $(if $(filter %-half,$1),$(HALF_CSV),$(if $(filter %-backward,$1),$(BA
 fig_peers = $(if $(filter %-half,$1),$(PEERS_HALF_REF),$(if $(filter %-backward,$1),$(PEERS_BWD_REF),$(PEERS_REF)))
 fig_select = $(if $(filter %-bench,$1),$(if $(FIG_BENCH_IMPLS),--impl '$(FIG_BENCH_IMPLS)') $(if $(FIG_BENCH_SHAPES),--shape '$(FIG_BENCH_SHAPES)'),$(if $(filter %-backward,$1),$(if $(FIG_BACKWARD_IMPLS),--impl '$(FIG_BACKWARD_IMPLS)'),$(if $(filter %-half,$1),$(if $(HALF_FIG_IMPLS),--impl '$(HALF_FIG_IMPLS)'))))
 
-## figures — build/fig-{bench,half,backward}.{pdf,png}: fraction of copy bandwidth per implementation and shape, ours and the peers' (chapters 6, 8, 10), from BENCH_CSV, HALF_CSV, BACKWARD_CSV (default: book/data/*-reference.csv)
-figures: $(addsuffix .pdf,$(FIGURES)) $(addsuffix .png,$(FIGURES))
+## figures — build/fig-{bench,half,backward}.{pdf,png}: fraction of copy bandwidth per implementation and shape, ours and the peers' (chapters 6, 8, 10), from BENCH_CSV, HALF_CSV, BACKWARD_CSV (default: book/data/*-reference.csv); build/fig-widths: the f32 rungs at AVX2 and AVX-512 (chapter 6)
+figures: $(addsuffix .pdf,$(FIGURES)) $(addsuffix .png,$(FIGURES)) $(BUILD)/fig-widths.pdf $(BUILD)/fig-widths.png
 
 # Switching a figure's CSV must redraw it even when the other file is older.
 $(foreach f,$(FIGURES),$(shell mkdir -p $(BUILD) && { [ "$$(cat $f.src 2>/dev/null)" = "$(call fig_csv,$f) $(call fig_peers,$f) $(call fig_select,$f)" ] || echo "$(call fig_csv,$f) $(call fig_peers,$f) $(call fig_select,$f)" > $f.src; }))
@@ -110,6 +110,20 @@ $1.png: $1.pdf
 	@test -f $$@ || scripts/book/plot-bench.sh --rows $(call fig_rows,$1) $(call fig_select,$1) $(call fig_csv,$1) $1 $(call fig_peers,$1)
 endef
 $(foreach f,$(FIGURES),$(eval $(call fig_rule,$f)))
+
+# fig-widths: one schedule at two widths (chapter 6): the f32 forward rungs,
+# first to last, at one thread, AVX2 beside AVX-512, from the rungs' runs
+# of `make simd-goals` (build/simd-rungs-{avx2,avx512}.csv for your own).
+WIDTHS_NARROW_CSV ?= book/data/zen4-simd-rungs-avx2-reference.csv
+WIDTHS_WIDE_CSV ?= book/data/zen4-simd-rungs-avx512-reference.csv
+WIDTHS_RUNGS ?= rmsnorm,rmsnorm_nt,rmsnorm_pf,rmsnorm_block,layernorm,layernorm_nt,layernorm_pf,layernorm_shift,layernorm_block
+WIDTHS_FIG := $(BUILD)/fig-widths
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(WIDTHS_FIG).src 2>/dev/null)" = "$(WIDTHS_RUNGS) $(WIDTHS_NARROW_CSV) $(WIDTHS_WIDE_CSV)" ] || echo "$(WIDTHS_RUNGS) $(WIDTHS_NARROW_CSV) $(WIDTHS_WIDE_CSV)" > $(WIDTHS_FIG).src; })
+$(WIDTHS_FIG).pdf: $(WIDTHS_NARROW_CSV) $(WIDTHS_WIDE_CSV) $(WIDTHS_FIG).src scripts/book/plot-widths.sh scripts/book/plot-bench.gp
+	@mkdir -p $(@D)
+	scripts/book/plot-widths.sh $(WIDTHS_RUNGS) $(WIDTHS_NARROW_CSV) $(WIDTHS_WIDE_CSV) $(WIDTHS_FIG)
+$(WIDTHS_FIG).png: $(WIDTHS_FIG).pdf
+	@test -f $@ || scripts/book/plot-widths.sh $(WIDTHS_RUNGS) $(WIDTHS_NARROW_CSV) $(WIDTHS_WIDE_CSV) $(WIDTHS_FIG)
 
 # ------------------------------------------------------------------ peers
 # PyTorch, JAX (XLA) and ONNX Runtime beside our kernels: installed from
