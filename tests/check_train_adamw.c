@@ -1,9 +1,11 @@
-/* check_train_adamw.c — AdamW's update, nl_adamw_update (chapter 13), on
- * its own: against the formula in double over several steps, and against
- * the usual wrong versions, each named when an answer matches it:
- * the moments not bias-corrected, eps inside the square root, the weight
- * decay put into the gradient (Adam with L2, not AdamW), the decay
- * scaled by the adaptive step, the moments not kept from call to call. */
+/* check_train_adamw.c — AdamW's update, nl_adamw_update (chapter 13,
+ * exercise 17), on its own: against the formula in double over several
+ * steps, and against the usual wrong versions, each named when an answer
+ * matches it: the moments not bias-corrected, eps inside the square root,
+ * the weight decay put into the gradient (Adam with L2, not AdamW), the
+ * decay scaled by the adaptive step, the moments not kept from call to
+ * call.  Then one test for each of those, on inputs chosen so that it
+ * alone decides. */
 #include <math.h>
 #include <stdio.h>
 
@@ -126,25 +128,95 @@ START_TEST(each_usual_mistake_is_told_apart)
 }
 END_TEST
 
-/* wd = 0 is plain Adam with bias correction, and a zero gradient leaves
- * a weight alone but for the decay. */
-START_TEST(adamw_without_decay_and_without_gradient)
+/* The hint for a focused test's failure: the mistake's message when the
+ * answer is where that mistake puts it, else what the test holds. */
+static const char *hint(double got, double wrong, variant k, const char *otherwise)
 {
-    float p[4] = {1, -2, 3, -4}, g[4] = {0, 0, 0, 0}, m[4] = {0}, v[4] = {0};
+    return fabs(got - wrong) <= 1e-6 * (1 + fabs(wrong)) ? variant_says[k] : otherwise;
+}
+
+/* The decay is taken from the weight itself: with a zero gradient the
+ * moments stay 0 and the weight shrinks by lr wd p, no more (Adam with L2
+ * would step by lr sign(p); a decay divided like the gradient, by eps). */
+START_TEST(adamw_decays_the_weight_itself)
+{
+    const float p0[4] = {1, -2, 3, -4}, g[4] = {0, 0, 0, 0};
+    float p[4], m[4] = {0}, v[4] = {0};
+    memcpy(p, p0, sizeof p);
     nl_adamw_update(p, g, m, v, 4, 0.5f, 0.9f, 0.95f, 1e-8f, 0.1f, 1);
-    const float want[4] = {1 - 0.05f, -2 + 0.1f, 3 - 0.15f, -4 + 0.2f};
-    for (int i = 0; i < 4; i++)
-        ck_assert_msg(fabsf(p[i] - want[i]) < 1e-6f, "a zero gradient: weight %d is %g, "
-                      "expected p - lr wd p = %g", i, p[i], want[i]);
-    float q[1] = {0.5f}, h[1] = {0.25f}, m1[1] = {0}, v1[1] = {0};
-    nl_adamw_update(q, h, m1, v1, 1, 0.1f, 0.9f, 0.95f, 1e-8f, 0.0f, 1);
-    /* step 1, bias-corrected: m-hat = g, v-hat = g^2, so the step is lr sign(g) */
-    ck_assert_msg(fabsf(q[0] - 0.4f) < 1e-6f, "Adam's first step is lr * sign(g) (bias "
-                  "correction makes m-hat = g and v-hat = g^2): 0.5 became %g, expected 0.4",
-                  q[0]);
-    ck_assert_msg(fabsf(m1[0] - 0.025f) < 1e-7f && fabsf(v1[0] - 0.003125f) < 1e-8f,
-                  "the moments after one step: m = (1 - beta1) g = 0.025 and v = (1 - beta2) "
-                  "g^2 = 0.003125; got %g and %g", m1[0], v1[0]);
+    for (int i = 0; i < 4; i++) {
+        double want = p0[i] - 0.05 * p0[i], sign = p0[i] > 0 ? 1 : -1;
+        const char *why = fabs(p[i] - want) > 1 ? variant_says[DECAY_SCALED]
+                          : p[i] == p0[i]      ? "the weight did not decay at all"
+                                               : hint(p[i], p0[i] - 0.5 * sign, DECAY_IN_GRADIENT,
+                                                      "the decay is lr * wd * p");
+        ck_assert_msg(fabs(p[i] - want) < 1e-6, "a zero gradient, lr 0.5, wd 0.1: weight %d "
+                      "is %g, expected p - lr wd p = %g; %s", i, p[i], want, why);
+    }
+}
+END_TEST
+
+/* With the same gradient every step, the corrected moments are g and g^2
+ * from the first step on, so each step is lr sign(g): three steps move a
+ * weight by 3 lr.  Uncorrected, the first steps are about half as long.
+ * The gradients are far above eps, so where eps goes does not matter. */
+START_TEST(adamw_corrects_the_moments_bias)
+{
+    const float g[4] = {0.3f, -2.0f, 0.05f, 5.0f};
+    float p[4] = {0}, m[4] = {0}, v[4] = {0};
+    for (int t = 1; t <= 3; t++)
+        nl_adamw_update(p, g, m, v, 4, 0.01f, 0.9f, 0.95f, 1e-8f, 0.0f, t);
+    double uncorrected = 0; /* the three steps' length without the correction */
+    for (int t = 1; t <= 3; t++)
+        uncorrected += 0.01 * (1 - pow(0.9, t)) / sqrt(1 - pow(0.95, t));
+    for (int i = 0; i < 4; i++) {
+        double sign = g[i] > 0 ? 1 : -1, want = -0.03 * sign;
+        ck_assert_msg(fabs(p[i] - want) < 1e-6, "three steps of the same gradient %g from "
+                      "0, without decay: the weight is %g, expected -3 lr sign(g) = %g (m-hat = "
+                      "g and v-hat = g^2 at every step); %s", g[i], p[i], want,
+                      hint(p[i], -uncorrected * sign, NO_BIAS_CORRECTION,
+                           "each step is lr m-hat / (sqrt(v-hat) + eps)"));
+    }
+}
+END_TEST
+
+/* A gradient as small as eps: the first step is lr g / (|g| + eps), half
+ * of lr at |g| = eps; with eps under the root it would be 10^4 times
+ * smaller. */
+START_TEST(adamw_adds_eps_outside_the_root)
+{
+    const float g[2] = {1e-8f, -4e-8f};
+    float p[2] = {1, 1}, m[2] = {0}, v[2] = {0};
+    nl_adamw_update(p, g, m, v, 2, 0.1f, 0.9f, 0.95f, 1e-8f, 0.0f, 1);
+    for (int i = 0; i < 2; i++) {
+        double want = 1 - 0.1 * g[i] / (fabs(g[i]) + 1e-8);
+        double inside = 1 - 0.1 * g[i] / sqrt((double)g[i] * g[i] + 1e-8);
+        ck_assert_msg(fabs(p[i] - want) < 1e-5, "one step of a gradient %g, eps 1e-8: the "
+                      "weight is %.7g, expected 1 - lr g / (|g| + eps) = %.7g; %s", g[i], p[i],
+                      want, hint(p[i], inside, EPS_INSIDE_ROOT,
+                                 "the first step's corrected moments are g and g^2"));
+    }
+}
+END_TEST
+
+/* The moments are the running averages, written back for the next call:
+ * m = beta1 m + (1 - beta1) g and v = beta2 v + (1 - beta2) g^2, not
+ * their corrected values and not restarted from 0. */
+START_TEST(adamw_keeps_its_moments)
+{
+    const float g1[2] = {0.25f, -1.0f}, g2[2] = {-0.5f, 2.0f};
+    float p[2] = {0.5f, 0.5f}, m[2] = {0}, v[2] = {0};
+    nl_adamw_update(p, g1, m, v, 2, 0.1f, 0.9f, 0.95f, 1e-8f, 0.0f, 1);
+    nl_adamw_update(p, g2, m, v, 2, 0.1f, 0.9f, 0.95f, 1e-8f, 0.0f, 2);
+    for (int i = 0; i < 2; i++) {
+        double m1 = 0.1 * g1[i], v1 = 0.05 * g1[i] * g1[i];
+        double m2 = 0.9 * m1 + 0.1 * g2[i], v2 = 0.95 * v1 + 0.05 * g2[i] * g2[i];
+        ck_assert_msg(fabs(m[i] - m2) < 1e-6 * (1 + fabs(m2)) && fabs(v[i] - v2) < 1e-6 * (1 + v2),
+                      "after two steps (gradients %g then %g) m and v should be %.6g and %.6g, "
+                      "got %.6g and %.6g; %s", g1[i], g2[i], m2, v2, m[i], v[i],
+                      hint(m[i], 0.1 * g2[i], MOMENTS_FORGOTTEN,
+                           "keep the running averages in m and v, before the correction"));
+    }
 }
 END_TEST
 
@@ -154,7 +226,10 @@ Suite *nl_suite(void)
     TCase *tc = tcase_create("adamw");
     tcase_add_test(tc, adamw_matches_its_formula);
     tcase_add_test(tc, each_usual_mistake_is_told_apart);
-    tcase_add_test(tc, adamw_without_decay_and_without_gradient);
+    tcase_add_test(tc, adamw_decays_the_weight_itself);
+    tcase_add_test(tc, adamw_corrects_the_moments_bias);
+    tcase_add_test(tc, adamw_adds_eps_outside_the_root);
+    tcase_add_test(tc, adamw_keeps_its_moments);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,10 +1,6 @@
 /* optim.c — the two optimizers of chapter 13: SGD, whose one step the
- * tests hold to p - lr g exactly, and AdamW (Loshchilov & Hutter,
- * "Decoupled Weight Decay Regularization", ICLR 2019), as llm.c's
- * train_gpt2.c gpt2_update writes it: bias-corrected moments, eps added
- * to the root, the decay applied to the weight itself and not through the
- * gradient.  Weight decay touches 2-D tensors only (nl_gpt2_decays). */
-#include <math.h>
+ * tests hold to p - lr g exactly, and AdamW, whose update of one tensor
+ * is adamw.c's.  Weight decay touches 2-D tensors only (nl_gpt2_decays). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,22 +13,6 @@ nl_optim nl_optim_default(nl_optim_kind kind, float lr, float weight_decay)
     return (nl_optim){.kind = kind, .lr = lr, .beta1 = 0.9f, .beta2 = 0.95f, .eps = 1e-8f,
                       .weight_decay = weight_decay};
 }
-
-// @snippet train-adamw
-void nl_adamw_update(float *p, const float *g, float *m, float *v, size_t n, float lr,
-                     float beta1, float beta2, float eps, float wd, int t)
-{
-    /* the moments start at 0, so early ones are too small by 1 - beta^t */
-    float c1 = 1.0f - powf(beta1, (float)t), c2 = 1.0f - powf(beta2, (float)t);
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (size_t i = 0; i < n; i++) {
-        m[i] = beta1 * m[i] + (1.0f - beta1) * g[i];
-        v[i] = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
-        float mhat = m[i] / c1, vhat = v[i] / c2;
-        p[i] -= lr * (mhat / (sqrtf(vhat) + eps) + wd * p[i]);
-    }
-}
-// @end
 
 static void sgd_update(float *p, const float *g, size_t n, float lr, float wd)
 {

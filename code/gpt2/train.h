@@ -10,7 +10,7 @@
  * bias).  Pre-CRMSNorm and FlashNorm models run in `normlab logits` only.
  *
  * Data: token sequences as llm.c's loader cuts them (data.c); the
- * optimizers: AdamW and SGD (optim.c). */
+ * optimizers: AdamW and SGD (optim.c; AdamW's update of a tensor, adamw.c). */
 #ifndef NL_GPT2_TRAIN_H
 #define NL_GPT2_TRAIN_H
 

@@ -5,7 +5,7 @@
 # fields Gradescope documents: score, and per test name, score, max_score,
 # status, output, visibility.  The zip is a lab's (LAB=01,04,05: the whole
 # tree and a lab.txt), so that the run grades three exercises, not
-# fifteen, and shows that a lab's autograder leaves the others out.
+# seventeen, and shows that a lab's autograder leaves the others out.
 . tests/grader/lib.sh
 command -v zip >/dev/null && command -v unzip >/dev/null || { echo "SKIP: zip/unzip not installed"; exit 0; }
 LAB=01,04,05 scripts/grading/gradescope/make-zip.sh "$T/ag.zip" >"$T/out.txt" 2>&1 || fail "make-zip failed"
