@@ -301,10 +301,21 @@ static void numbers(void)
     }
     spread d = paired_difference();
     print_spread("train.diff", d, 3, 1);
-    /* the paired difference against the seeds' own spread, in words for
-     * the chapter's sentence that reads the table */
-    double seeds_sd = fmax(over(1, final_val).sd, over(0, final_val).sd);
-    printf("train.diff.compared %s\n", fabs(d.mean) < seeds_sd ? "smaller than" : "larger than");
+    /* The paired difference's 95% interval by Student's t, with n - 1
+     * degrees of freedom: three seeds make a wide one, and whether it
+     * holds zero is the chapter's sentence on quality. */
+    static const double t975[] = {12.706, 4.303, 3.182, 2.776, 2.571,
+                                  2.447,  2.365, 2.306, 2.262, 2.228};
+    double t = d.n >= 2 && d.n - 1 <= 10 ? t975[d.n - 2] : 2.0; /* 2.0: df > 10, close enough */
+    double half = d.n >= 2 ? t * d.sd / sqrt((double)d.n) : INFINITY;
+    double lo = d.mean - half, hi = d.mean + half;
+    printf("train.diff.lo %+.3f\ntrain.diff.hi %+.3f\n", lo, hi);
+    int holds = lo <= 0 && hi >= 0;
+    printf("train.diff.zero %s\n", holds ? "holds" : "leaves out");
+    printf("train.diff.verdict %s\n",
+           holds           ? "these seeds cannot tell the two norms apart"
+           : d.mean > 0    ? "RMSNorm ends higher than LayerNorm, beyond these seeds' noise"
+                           : "RMSNorm ends lower than LayerNorm, beyond these seeds' noise");
     printf("train.norms_saved_pct %.0f\n", 100 * (1 - norms[0] / norms[1]));
     printf("train.norms_saved_ms %.2f\n", norms[1] - norms[0]);
     /* what the norms saved, as a share of a step, and the steps' own
