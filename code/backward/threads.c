@@ -54,20 +54,7 @@ void nl_bwd_add_partials(float *dst, float *parts, size_t nparts, size_t d)
  * 4 MiB, still a fresh mmap at glibc's default threshold of 128 KiB.
  * Grown, never shrunk; one buffer per thread that calls, so concurrent
  * callers do not share it. */
-static _Thread_local struct {
-    float *p;
-    size_t floats;
-} scratch;
-
-static float *partials(size_t floats)
-{
-    if (floats > scratch.floats) {
-        nl_free(scratch.p);
-        scratch.p = nl_alloc(floats * sizeof(float));
-        scratch.floats = scratch.p ? floats : 0;
-    }
-    return scratch.p;
-}
+static _Thread_local nl_reused partials;
 
 // @snippet bwd-chunked
 int nl_bwd_chunked(nl_backward_fn fn, int fills, nl_norm norm, const float *x, const float *gamma,
@@ -78,7 +65,7 @@ int nl_bwd_chunked(nl_backward_fn fn, int fills, nl_norm norm, const float *x, c
         return 0;
     const size_t chunks = (rows + NL_BWD_CHUNK_ROWS - 1) / NL_BWD_CHUNK_ROWS;
     const int ln = norm == NL_LAYERNORM;
-    float *pg = partials(chunks * d * (ln ? 2 : 1));
+    float *pg = nl_reused_floats(&partials, chunks * d * (ln ? 2 : 1));
     if (!pg)
         return NL_ENOMEM;
     float *pb = ln ? pg + chunks * d : NULL;

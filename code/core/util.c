@@ -29,6 +29,16 @@ void *nl_alloc(size_t bytes)
 
 void nl_free(void *p) { free(p); }
 
+float *nl_reused_floats(nl_reused *r, size_t floats)
+{
+    if (floats > r->floats) {
+        nl_free(r->p);
+        r->p = nl_alloc(floats * sizeof(float));
+        r->floats = r->p ? floats : 0;
+    }
+    return r->p;
+}
+
 char *nl_read_file(const char *path, size_t limit, size_t *len)
 {
     FILE *f = fopen(path, "rb");

@@ -45,20 +45,7 @@ enum { ROWS = 64 };
  * attention calls this once per sequence and head; a fresh allocation of
  * that size is a fresh mapping from the kernel each time).  Grown, never
  * shrunk. */
-static _Thread_local struct {
-    float *p;
-    size_t floats;
-} scratch;
-
-static float *scratch_of(size_t floats)
-{
-    if (floats > scratch.floats) {
-        nl_free(scratch.p);
-        scratch.p = nl_alloc(floats * sizeof(float));
-        scratch.floats = scratch.p ? floats : 0;
-    }
-    return scratch.p;
-}
+static _Thread_local nl_reused scratch;
 
 /* op(X) as a contiguous rows x cols matrix: X itself when it already is
  * one, else a copy in `buf`. */
@@ -93,7 +80,7 @@ void nl_gpt2_gemm(int ta, int tb, size_t M, size_t N, size_t K, const float *A, 
     int split = !omp_in_parallel() && M > ROWS;
     size_t nthreads = split ? (size_t)omp_get_max_threads() : 1;
     size_t rows = M < ROWS ? M : ROWS;
-    float *buf = scratch_of(M * K + K * N + nthreads * rows * N);
+    float *buf = nl_reused_floats(&scratch, M * K + K * N + nthreads * rows * N);
     if (!buf) {
         /* no memory for the copies: say so in every element rather than
          * return a product that was never computed */

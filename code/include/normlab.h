@@ -133,6 +133,16 @@ double nl_now(void);          /* monotonic seconds */
 void  *nl_alloc(size_t bytes); /* 64-byte aligned, NULL on failure; free with nl_free */
 void   nl_free(void *p);
 
+/* Floats a kernel keeps from call to call, grown when a call needs more
+ * and never shrunk: a large buffer allocated afresh each call is a fresh
+ * mapping each call, its page faults and zeroing included.  One per use,
+ * _Thread_local where concurrent callers must not share it. */
+typedef struct {
+    float *p;
+    size_t floats;
+} nl_reused;
+float *nl_reused_floats(nl_reused *r, size_t floats); /* NULL when out of memory */
+
 /* The whole file at `path` in memory (from malloc, NUL-terminated; *len,
  * when len is not NULL, counts the bytes before the NUL). NULL, with
  * nl_last_error() naming the file and the problem, when it cannot be
