@@ -11,11 +11,8 @@ $(BLOCK_DEPTH): $(BUILD)/obj/scripts/tools/block-depth.o $(LIB)
 $(DEPTH_FIG).dat: $(BLOCK_DEPTH)
 	$(BLOCK_DEPTH) > $@
 
-# One recipe draws both, so a parallel make does not draw them twice.
 $(DEPTH_FIG).pdf: $(DEPTH_FIG).dat scripts/book/plot-depth.gp
-	@command -v gnuplot >/dev/null 2>&1 || { echo "fig-depth: gnuplot is not installed; scripts/setup/deps.sh bench installs it" >&2; exit 1; }
-	gnuplot -e "data='$<'; out='$(DEPTH_FIG).pdf'; term='pdf'" scripts/book/plot-depth.gp
-	gnuplot -e "data='$<'; out='$(DEPTH_FIG).png'; term='png'" scripts/book/plot-depth.gp
+	$(gnuplot_pdf_png)
 $(DEPTH_FIG).png: $(DEPTH_FIG).pdf
 
 .PHONY: figure-depth

@@ -8,6 +8,16 @@ BOOK_NUMBERS := $(BUILD)/book-numbers
 BOOK_ENV = BOOK_NUMBERS='$(BOOK_NUMBERS)' NORMLAB=$(NORMLAB) BUILD=$(BUILD)
 BOOK_DEPS := base book
 
+# The recipe of a figure gnuplot draws from a .dat: the rule's target is
+# FIG.pdf, its first prerequisite the data, its second the script.  One
+# recipe draws the PDF and the PNG, so a parallel make does not draw them
+# twice (FIG.png depends on FIG.pdf with no recipe of its own).
+define gnuplot_pdf_png
+	@command -v gnuplot >/dev/null 2>&1 || { echo "$(notdir $(basename $@)): gnuplot is not installed; scripts/setup/deps.sh bench installs it" >&2; exit 1; }
+	gnuplot -e "data='$<'; out='$(basename $@).pdf'; term='pdf'" $(word 2,$^)
+	gnuplot -e "data='$<'; out='$(basename $@).png'; term='png'" $(word 2,$^)
+endef
+
 # Every figure drawn at build time that a document shows
 # (`![...](fig-NAME.pdf)`, looked up in $(BUILD)/) is made before pandoc
 # runs, by the rule that draws it (mk/bench.mk, mk/block.mk, ...): the

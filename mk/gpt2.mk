@@ -20,11 +20,8 @@ GPT2_FIG := $(BUILD)/fig-gpt2
 $(GPT2_FIG).dat: $(GPT2_EQUIV)
 	$(GPT2_EQUIV) figure > $@
 
-# One recipe draws both, so a parallel make does not draw them twice.
 $(GPT2_FIG).pdf: $(GPT2_FIG).dat scripts/book/plot-gpt2.gp
-	@command -v gnuplot >/dev/null 2>&1 || { echo "fig-gpt2: gnuplot is not installed; scripts/setup/deps.sh bench installs it" >&2; exit 1; }
-	gnuplot -e "data='$<'; out='$(GPT2_FIG).pdf'; term='pdf'" scripts/book/plot-gpt2.gp
-	gnuplot -e "data='$<'; out='$(GPT2_FIG).png'; term='png'" scripts/book/plot-gpt2.gp
+	$(gnuplot_pdf_png)
 $(GPT2_FIG).png: $(GPT2_FIG).pdf
 
 .PHONY: figure-gpt2
@@ -57,9 +54,7 @@ $(GPT2_BENCH_FIG).dat: $(GPT2_BENCH) $(GPT2_NORMS_CSV) $(GPT2_FLASH_CSV)
 	$(GPT2_BENCH) figure > $@
 
 $(GPT2_BENCH_FIG).pdf: $(GPT2_BENCH_FIG).dat scripts/book/plot-gpt2-bench.gp
-	@command -v gnuplot >/dev/null 2>&1 || { echo "fig-gpt2-bench: gnuplot is not installed; scripts/setup/deps.sh bench installs it" >&2; exit 1; }
-	gnuplot -e "data='$<'; out='$(GPT2_BENCH_FIG).pdf'; term='pdf'" scripts/book/plot-gpt2-bench.gp
-	gnuplot -e "data='$<'; out='$(GPT2_BENCH_FIG).png'; term='png'" scripts/book/plot-gpt2-bench.gp
+	$(gnuplot_pdf_png)
 $(GPT2_BENCH_FIG).png: $(GPT2_BENCH_FIG).pdf
 
 .PHONY: figure-gpt2-bench gpt2-bench-reference

@@ -67,9 +67,7 @@ $(TRAIN_FIG).dat: $(TRAIN_REPORT) $(TRAIN_CSV)
 	$(TRAIN_REPORT) figure > $@
 
 $(TRAIN_FIG).pdf: $(TRAIN_FIG).dat scripts/book/plot-train.gp
-	@command -v gnuplot >/dev/null 2>&1 || { echo "fig-train: gnuplot is not installed; scripts/setup/deps.sh bench installs it" >&2; exit 1; }
-	gnuplot -e "data='$<'; out='$(TRAIN_FIG).pdf'; term='pdf'" scripts/book/plot-train.gp
-	gnuplot -e "data='$<'; out='$(TRAIN_FIG).png'; term='png'" scripts/book/plot-train.gp
+	$(gnuplot_pdf_png)
 $(TRAIN_FIG).png: $(TRAIN_FIG).pdf
 
 ## figure-train — build/fig-train.pdf and .png: validation loss of the LayerNorm and RMSNorm runs by step and by seconds (chapter 13)
