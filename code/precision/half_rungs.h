@@ -120,9 +120,11 @@ static inline __attribute__((always_inline)) double dev_sums(nl_dtype dt, const 
     while (i < d) {
         block_sums a = block_zero();
         size_t end = d - i > BLOCK ? i + BLOCK : d;
-        for (; i + 2 * VW <= end; i += 2 * VW)
-            block_add2(&a, vf_sub(load_upto(dt, x + i, VW), cc),
-                       vf_sub(load_upto(dt, x + i + VW, VW), cc), sdev != NULL);
+        for (; i + 2 * VW <= end; i += 2 * VW) {
+            vf v0, v1;
+            vh_widen2(dt, x + i, &v0, &v1);
+            block_add2(&a, vf_sub(v0, cc), vf_sub(v1, cc), sdev != NULL);
+        }
         for (; i < end; i += VW)
             block_add1(&a, dev_upto(dt, x + i, end - i, cc), sdev != NULL);
         block_fold(&q, &s, a, sdev != NULL);
@@ -183,10 +185,12 @@ static inline __attribute__((always_inline)) double first_sum(nl_dtype dt, nl_ca
 }
 
 /* gamma (Gemma: 1 + gamma, in fp32 as GemmaRMSNorm adds it) and beta,
- * widened once for every row of the call. With `split`, each full 32 of
- * the row is stored as its 16 even elements, then its 16 odd ones: the
- * lanes in which AVX-512's one-pass rungs (half_step_avx512.h) hold a
- * 32-element load of bf16 (the rest of the row stays in order). */
+ * widened once for every row of the call, each full pair of the row laid
+ * out in the layer's pair order (vh_slot2), so that two plain loads read
+ * a pair's weights in its lanes. With `split`, each full 32 of the row is
+ * stored as its 16 even elements, then its 16 odd ones instead: the lanes
+ * in which AVX-512's one-pass rungs (half_step_avx512.h) hold a
+ * 32-element load of bf16. The rest of the row stays in order. */
 static inline void widen_weights(nl_dtype dt, nl_cast cast, const uint16_t *gamma,
                                  const uint16_t *beta, size_t d, float *w, float *b, int split)
 {
@@ -194,6 +198,8 @@ static inline void widen_weights(nl_dtype dt, nl_cast cast, const uint16_t *gamm
         size_t at = i;
         if (split && (i | 31) < d) /* i's 32 is full */
             at = (i & ~(size_t)31) + (i & 1) * 16 + (i & 31) / 2;
+        else if (!split && (i | (2 * VW - 1)) < d) /* i's pair is full */
+            at = (i & ~(size_t)(2 * VW - 1)) + vh_slot2(dt, i & (2 * VW - 1));
         float g = nl_half_to_float(dt, gamma[i]);
         w[at] = cast == NL_CAST_GEMMA ? 1.0f + g : g;
         if (b)
@@ -304,6 +310,49 @@ step_with(nl_dtype dt, nl_cast cast, vf xv, vf wv, vf bv, affine t)
     return vh_narrow(dt, v);
 }
 
+/* A pair's outputs before their narrowing: step_with's arithmetic, lane
+ * for lane, on both vectors (x0, x1 and the weights in pair order). */
+static inline __attribute__((always_inline)) void
+step2(nl_dtype dt, nl_cast cast, int hw, vf *x0, vf *x1, vf w0, vf w1, vf b0, vf b1, affine t)
+{
+    vf v0 = vf_mul(*x0, t.a), v1 = vf_mul(*x1, t.a);
+    if (cast == NL_CAST_LLAMA)
+        vh_round2(dt, hw, &v0, &v1);
+    if (cast == NL_CAST_TORCH)
+        v0 = vf_add(v0, t.c), v1 = vf_add(v1, t.c);
+    v0 = vf_mul(v0, w0), v1 = vf_mul(v1, w1);
+    if (cast == NL_CAST_TORCH)
+        v0 = vf_add(v0, b0), v1 = vf_add(v1, b1);
+    *x0 = v0, *x1 = v1;
+}
+
+/* A pair's weights (16-bit: LayerNorm's, and Llama's in the f32stats
+ * rung; else fp32 laid out by widen_weights) and, for LayerNorm, betas. */
+static inline __attribute__((always_inline)) void
+weights2(nl_dtype dt, nl_cast cast, int w16, const void *w, const void *b, size_t i, vf *w0,
+         vf *w1, vf *b0, vf *b1)
+{
+    if (w16)
+        vh_widen2(dt, (const uint16_t *)w + i, w0, w1);
+    else
+        *w0 = vf_load((const float *)w + i), *w1 = vf_load((const float *)w + i + VW);
+    *b0 = *b1 = vf_zero();
+    if (cast == NL_CAST_TORCH)
+        vh_widen2(dt, (const uint16_t *)b + i, b0, b1);
+}
+
+/* The pair of outputs at column i. */
+static inline __attribute__((always_inline)) void
+out_pair(nl_dtype dt, nl_cast cast, int hw, int nt, int w16, const uint16_t *x, const void *w,
+         const void *b, affine t, size_t i, uint16_t *y)
+{
+    vf x0, x1, w0, w1, b0, b1;
+    vh_widen2(dt, x + i, &x0, &x1);
+    weights2(dt, cast, w16, w, b, i, &w0, &w1, &b0, &b1);
+    step2(dt, cast, hw, &x0, &x1, w0, w1, b0, b1, t);
+    vh_put2(dt, hw, nt, y + i, x0, x1);
+}
+
 /* The weights of n columns (n >= VW: a whole vector) as fp32; beta only
  * for LayerNorm. */
 static inline __attribute__((always_inline)) void
@@ -398,7 +447,12 @@ rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const voi
          float inv, size_t d, uint16_t *y, const uint16_t *next)
 {
     const vf vinv = vf_set1(inv);
+    const affine t = {vinv, vf_zero()};
     size_t i = 0;
+    for (; i + 2 * VW <= d; i += 2 * VW) {
+        prefetch_next(next, i);
+        out_pair(dt, cast, hw, nt, cast != NL_CAST_GEMMA, x, w, NULL, t, i, y);
+    }
     for (; i + VW <= d; i += VW) {
         prefetch_next(next, i);
         vf xr = vf_mul(load_upto(dt, x + i, VW), vinv);
@@ -423,7 +477,12 @@ ln_pass(nl_dtype dt, int hw, int nt, const uint16_t *x, const void *g, const voi
         float rstdf, float shiftf, size_t d, uint16_t *y, const uint16_t *next)
 {
     const vf shift = vf_set1(shiftf), rstd = vf_set1(rstdf);
+    const affine step_of = {rstd, shift};
     size_t i = 0;
+    for (; i + 2 * VW <= d; i += 2 * VW) {
+        prefetch_next(next, i);
+        out_pair(dt, NL_CAST_TORCH, hw, nt, 1, x, g, b, step_of, i, y);
+    }
     for (; i + VW <= d; i += VW) {
         prefetch_next(next, i);
         vf t = vf_add(vf_mul(load_upto(dt, x + i, VW), rstd), shift);
@@ -521,12 +580,13 @@ row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, c
         for (; i + 2 * VW <= end; i += 2 * VW) {
             if (2 * VW >= 32 || (i & 31) == 0) /* a line per 32 values */
                 ask_line(pf, i, l2);
-            if (out) {
-                out_vec(dt, cast, nt, x, w, b, t, i, y);
-                out_vec(dt, cast, nt, x, w, b, t, i + VW, y);
+            if (out)
+                out_pair(dt, cast, 0, nt, ln, x, w, b, t, i, y);
+            if (more) {
+                vf v0, v1;
+                vh_widen2(dt, next + i, &v0, &v1);
+                block_add2(&a, v0, v1, ln);
             }
-            if (more)
-                block_add2(&a, load_upto(dt, next + i, VW), load_upto(dt, next + i + VW, VW), ln);
         }
         for (; i < end; i += VW) {
             if (out && i + VW <= d)
@@ -662,18 +722,21 @@ block_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *xb, size_t nb, co
         for (; i + 2 * VW <= end; i += 2 * VW) {
             if ((i & 127) == 0)
                 ask_ahead(xn, nn, d, i);
-            for (size_t k = i; k < i + 2 * VW; k += VW) {
-                vf wv, bv;
-                weights(dt, cast, wat(cast, w, k), wat(cast, b, k), VW, &wv, &bv);
+            vf w0, w1, b0, b1;
+            weights2(dt, cast, ln, w, b, i, &w0, &w1, &b0, &b1);
 #pragma GCC unroll 8
-                for (size_t j = 0; j < nb; j++)
-                    put(nt, yb + j * d + k,
-                        step_with(dt, cast, load_upto(dt, xb + j * d + k, VW), wv, bv, t[j]));
+            for (size_t j = 0; j < nb; j++) {
+                vf x0, x1;
+                vh_widen2(dt, xb + j * d + i, &x0, &x1);
+                step2(dt, cast, 0, &x0, &x1, w0, w1, b0, b1, t[j]);
+                vh_put2(dt, 0, nt, yb + j * d + i, x0, x1);
             }
 #pragma GCC unroll 8
-            for (size_t j = 0; j < nn; j++)
-                block_add2(&a[j], load_upto(dt, xn + j * d + i, VW),
-                           load_upto(dt, xn + j * d + i + VW, VW), ln);
+            for (size_t j = 0; j < nn; j++) {
+                vf v0, v1;
+                vh_widen2(dt, xn + j * d + i, &v0, &v1);
+                block_add2(&a[j], v0, v1, ln);
+            }
         }
         for (; i < end; i += VW) {
 #pragma GCC unroll 8

@@ -23,11 +23,29 @@
  *                            trip through 16-bit lanes where that is
  *                            cheaper (bf16: round in the 32-bit lane and
  *                            clear its low half)
+ *   vh_widen2(dt, p, &a, &b) 2 VW values from p as two fp32 vectors, in
+ *                            the layer's pair order
+ *   vh_slot2(dt, i)          where value i of a pair (0 <= i < 2 VW) lies
+ *                            in that order: weights widened once a call are
+ *                            laid out so, and two plain loads match
+ *   vh_round2(dt, hw, &a, &b) vh_round of a pair
+ *   vh_put2(dt, hw, nt, p, a, b) a pair of outputs (pair order) narrowed as
+ *                            vh_narrow_out and stored as 2 VW values,
+ *                            streamed where nt and p lies on the grid
  *   vd, vd_zero, vd_sum      double lanes (VW / 2 of them), their sum
  *   vd_add_halves(acc, v)    acc + (the low VW / 2 lanes of v + the high
  *                            ones), in double
  *   vd_lo, vd_hi             the low and high VW / 2 lanes of v in double
  *   vd_set1, vd_add, vd_sub, vd_fma (a * b + c, one rounding)
+ *
+ * A pair is the unit of the rungs' loops.  Its order is memory order
+ * unless the layer can save instructions by another: AVX2 widens 16 bf16
+ * values from one load by interleaving them with zeros within each
+ * 128-bit half, which leaves values 0-3 and 8-11 in the first vector and
+ * 4-7 and 12-15 in the second, the order its 32-to-16 pack undoes; memory
+ * order would cost a lane-crossing widening per 8 values and a
+ * lane-crossing permute per 8 outputs.  The order is the same for every
+ * rung of a width, so their sums add the same terms in the same lanes.
  *
  * The rounding of bf16 in integer lanes is nl_bf16_from_float's
  * (bf16.c), lane by lane; fp16 conversions round to nearest even as
@@ -64,5 +82,36 @@ enum { NL_BF16_HALF = 0x7fff, NL_BF16_QUIET = 0x40 };
         return dt == NL_DT_F16 ? vh_widen(dt, vh_narrow(dt, v)) : bf16_kept_lanes(v);  \
     }                                                                                   \
     NL_VINLINE int vh_hw_here(void) { return 0; }
+
+/* The pair operations of a layer whose pairs are in memory order, from
+ * its single-vector ones. Expanded by such a layer after them. */
+#define NL_HALF_PAIRS_IN_MEMORY_ORDER                                                   \
+    NL_VINLINE void vh_widen2(nl_dtype dt, const uint16_t *p, vf *a, vf *b)             \
+    {                                                                                   \
+        *a = vh_widen(dt, vh_load(p));                                                  \
+        *b = vh_widen(dt, vh_load(p + VW));                                             \
+    }                                                                                   \
+    NL_VINLINE size_t vh_slot2(nl_dtype dt, size_t i)                                   \
+    {                                                                                   \
+        (void)dt;                                                                       \
+        return i;                                                                       \
+    }                                                                                   \
+    NL_VINLINE void vh_round2(nl_dtype dt, int hw, vf *a, vf *b)                        \
+    {                                                                                   \
+        *a = vh_round(dt, hw, *a);                                                      \
+        *b = vh_round(dt, hw, *b);                                                      \
+    }                                                                                   \
+    NL_VINLINE void vh_put1(int nt, uint16_t *p, vh v)                                  \
+    {                                                                                   \
+        if (nt && ((uintptr_t)p & (2 * VW - 1)) == 0)                                   \
+            vh_stream(p, v);                                                            \
+        else                                                                            \
+            vh_store(p, v);                                                             \
+    }                                                                                   \
+    NL_VINLINE void vh_put2(nl_dtype dt, int hw, int nt, uint16_t *p, vf a, vf b)       \
+    {                                                                                   \
+        vh_put1(nt, p, vh_narrow_out(dt, hw, a));                                       \
+        vh_put1(nt, p + VW, vh_narrow_out(dt, hw, b));                                  \
+    }
 
 #endif

@@ -72,6 +72,79 @@ NL_VINLINE vf bf16_kept_lanes(vf v)
 }
 NL_HALF_WITHOUT_BF16_INSTRUCTIONS
 
+// @snippet bf16-avx2-pairs
+/* Pairs (half_vec.h): 16 bf16 values from one load, each 128-bit half
+ * interleaved with zeros, so that each value lands in the top half of a
+ * 32-bit lane: no lane-crossing widening.  a holds values 0-3 and 8-11, b
+ * 4-7 and 12-15; packus, which works within 128-bit halves, puts them
+ * back in memory order.  fp16 pairs are in memory order (F16C). */
+NL_VINLINE void vh_widen2(nl_dtype dt, const uint16_t *p, vf *a, vf *b)
+{
+    if (dt == NL_DT_F16) {
+        *a = _mm256_cvtph_ps(vh_load(p));
+        *b = _mm256_cvtph_ps(vh_load(p + 8));
+        return;
+    }
+    __m256i h = _mm256_loadu_si256((const __m256i *)p), z = _mm256_setzero_si256();
+    *a = _mm256_castsi256_ps(_mm256_unpacklo_epi16(z, h));
+    *b = _mm256_castsi256_ps(_mm256_unpackhi_epi16(z, h));
+}
+
+/* Value i of a bf16 pair: 4-7 and 8-11 trade places (bits 2 and 3 of i). */
+NL_VINLINE size_t vh_slot2(nl_dtype dt, size_t i)
+{
+    if (dt == NL_DT_F16)
+        return i;
+    return (i & ~(size_t)12) | ((i & 4) << 1) | ((i & 8) >> 1);
+}
+
+/* Both vectors of a pair rounded as bf16_rounded_lanes does, with one
+ * test for a NaN in either. */
+NL_VINLINE void bf16_rounded_pair(vf a, vf b, __m256i *ra, __m256i *rb)
+{
+    const __m256i one = _mm256_set1_epi32(1), half = _mm256_set1_epi32(NL_BF16_HALF);
+    __m256i ua = _mm256_castps_si256(a), ub = _mm256_castps_si256(b);
+    *ra = _mm256_add_epi32(ua, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(ua, 16), one), half));
+    *rb = _mm256_add_epi32(ub, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(ub, 16), one), half));
+    __m256 nan = _mm256_or_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
+    if (__builtin_expect(!_mm256_testz_ps(nan, nan), 0)) {
+        *ra = bf16_rounded_lanes(a);
+        *rb = bf16_rounded_lanes(b);
+    }
+}
+
+NL_VINLINE void vh_round2(nl_dtype dt, int hw, vf *a, vf *b)
+{
+    if (dt == NL_DT_F16) {
+        *a = vh_round(dt, hw, *a);
+        *b = vh_round(dt, hw, *b);
+        return;
+    }
+    const __m256i kept = _mm256_set1_epi32((int)0xffff0000u);
+    __m256i ra, rb;
+    bf16_rounded_pair(*a, *b, &ra, &rb);
+    *a = _mm256_castsi256_ps(_mm256_and_si256(ra, kept));
+    *b = _mm256_castsi256_ps(_mm256_and_si256(rb, kept));
+}
+
+NL_VINLINE void vh_put2(nl_dtype dt, int hw, int nt, uint16_t *p, vf a, vf b)
+{
+    (void)hw;
+    __m256i h;
+    if (dt == NL_DT_F16) {
+        h = _mm256_set_m128i(vh_narrow(dt, b), vh_narrow(dt, a));
+    } else {
+        __m256i ra, rb;
+        bf16_rounded_pair(a, b, &ra, &rb);
+        h = _mm256_packus_epi32(_mm256_srli_epi32(ra, 16), _mm256_srli_epi32(rb, 16));
+    }
+    if (nt && ((uintptr_t)p & 31) == 0)
+        _mm256_stream_si256((__m256i *)p, h);
+    else
+        _mm256_storeu_si256((__m256i *)p, h);
+}
+// @end
+
 NL_VINLINE vd vd_zero(void) { return _mm256_setzero_pd(); }
 NL_VINLINE vd vd_lo(vf v) { return _mm256_cvtps_pd(_mm256_castps256_ps128(v)); }
 NL_VINLINE vd vd_hi(vf v) { return _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)); }

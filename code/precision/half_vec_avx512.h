@@ -41,6 +41,7 @@ NL_VINLINE vh vh_narrow_out(nl_dtype dt, int hw, vf v)
 }
 NL_VINLINE int vh_hw_here(void) { return cpu_has_bf16(); }
 NL_VINLINE vf vh_round(nl_dtype dt, int hw, vf v) { return widen16(dt, vh_narrow_out(dt, hw, v)); }
+NL_HALF_PAIRS_IN_MEMORY_ORDER
 
 NL_VINLINE vd vd_zero(void) { return _mm512_setzero_pd(); }
 NL_VINLINE vd vd_lo(vf v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }

@@ -61,6 +61,7 @@ NL_VINLINE vf bf16_kept_lanes(vf v)
     return vreinterpretq_f32_u32(vandq_u32(bf16_rounded_lanes(v), vdupq_n_u32(0xffff0000u)));
 }
 NL_HALF_WITHOUT_BF16_INSTRUCTIONS
+NL_HALF_PAIRS_IN_MEMORY_ORDER
 
 NL_VINLINE vd vd_zero(void) { return vdupq_n_f64(0.0); }
 NL_VINLINE vd vd_lo(vf v) { return vcvt_f64_f32(vget_low_f32(v)); }

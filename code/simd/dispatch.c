@@ -18,14 +18,17 @@
 
 // @snippet simd-dispatch
 /* One width's fast rungs, as rmsnorm_rungs.h and layernorm_rungs.h name
- * them. */
+ * them; rms_spill is the row rung for RMSNorm rows that spill: _pf, but
+ * at 8 lanes _nt.  On the Zen 4 (book/data/zen4-simd-prefetch-ab-reference.txt)
+ * the next row's prefetch took RMSNorm from 0.77-0.81 of copy to
+ * 0.85-0.92 at 16 lanes, and from 0.85-0.90 down to 0.72-0.79 at 8. */
 typedef struct {
-    nl_forward_fn ln_shift, ln_block, rms, rms_pf, rms_block;
+    nl_forward_fn ln_shift, ln_block, rms, rms_spill, rms_block;
 } width_rungs;
 
-#define WIDTH_RUNGS(isa)                                                                   \
+#define WIDTH_RUNGS(isa, spill)                                                            \
     {nl_layernorm_##isa##_shift, nl_layernorm_##isa##_block, nl_rmsnorm_##isa,              \
-     nl_rmsnorm_##isa##_pf, nl_rmsnorm_##isa##_block}
+     nl_rmsnorm_##isa##_##spill, nl_rmsnorm_##isa##_block}
 
 /* The rungs of the widest path this CPU runs (NORMLAB_ISA caps it); NULL:
  * only the portable kernels. */
@@ -34,16 +37,16 @@ static const width_rungs *widest(void)
     switch (nl_isa_active()) {
 #if defined(__x86_64__)
     case NL_ISA_AVX512: {
-        static const width_rungs r = WIDTH_RUNGS(avx512);
+        static const width_rungs r = WIDTH_RUNGS(avx512, pf);
         return &r;
     }
     case NL_ISA_AVX2: {
-        static const width_rungs r = WIDTH_RUNGS(avx2);
+        static const width_rungs r = WIDTH_RUNGS(avx2, nt);
         return &r;
     }
 #elif defined(__aarch64__)
     case NL_ISA_NEON: {
-        static const width_rungs r = WIDTH_RUNGS(neon);
+        static const width_rungs r = WIDTH_RUNGS(neon, pf);
         return &r;
     }
 #endif
@@ -72,5 +75,5 @@ int nl_rmsnorm_best(const float *x, const float *gamma, const float *beta,
     if (nl_rungs_active() == NL_RUNGS_BLOCK)
         return w->rms_block(x, gamma, beta, eps, rows, d, y);
     /* the row rung streams only what spills, as the block rung does */
-    return (nl_output_spills(rows, d) ? w->rms_pf : w->rms)(x, gamma, beta, eps, rows, d, y);
+    return (nl_output_spills(rows, d) ? w->rms_spill : w->rms)(x, gamma, beta, eps, rows, d, y);
 }

@@ -297,12 +297,15 @@ int NL_VNAME(layernorm_, _pf)(const float *x, const float *gamma, const float *b
     return layernorm_rows(x, gamma, beta, eps, rows, d, y, 1, 1, 0);
 }
 
-/* One pass of statistics instead of two; output streamed with the next row
- * prefetched once the call spills out of L2. */
+/* One pass of statistics instead of two; output streamed once the call
+ * spills out of L2, and the next row not asked for: on the Zen 4, the CPU
+ * whose dispatchers take this rung (rung_shape.c), it was the faster
+ * without, at both widths, with the builds alternated
+ * (book/data/zen4-simd-prefetch-ab-reference.txt).  _shift_pf asks. */
 int NL_VNAME(layernorm_, _shift)(const float *x, const float *gamma, const float *beta,
                                  float eps, size_t rows, size_t d, float *y)
 {
-    return nl_output_spills(rows, d) ? layernorm_rows(x, gamma, beta, eps, rows, d, y, 1, 1, 1)
+    return nl_output_spills(rows, d) ? layernorm_rows(x, gamma, beta, eps, rows, d, y, 1, 0, 1)
                                      : layernorm_rows(x, gamma, beta, eps, rows, d, y, 0, 0, 1);
 }
 
