@@ -93,7 +93,7 @@ rows_pipe_hw_of(nl_cast cast, int nt, const uint16_t *x, const void *w, const vo
            size_t rows, size_t d, uint16_t *y)
 {
     const int ln = cast == NL_CAST_TORCH;
-    affine t = {vf_zero(), vf_zero()};
+    affine t = {vf_zero(), vf_zero(), 0};
     sums s = row_hw(cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, 0, 0);
     for (size_t r = 0; r < rows; r++) {
         const uint16_t *xr = x + r * d;
@@ -135,7 +135,7 @@ BF16_TARGET static inline __attribute__((always_inline)) void
 rows_split_hw_of(nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b,
                  float eps, size_t rows, size_t d, uint16_t *y)
 {
-    affine t = {vf_zero(), vf_zero()};
+    affine t = {vf_zero(), vf_zero(), 0};
     for (size_t r = 0; r < rows; r++) {
         const uint16_t *xr = x + r * d;
         sums s = row_hw(cast, nt, NULL, w, b, t, d, NULL, xr, 1, 0, 0, 0);

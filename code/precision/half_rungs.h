@@ -281,8 +281,9 @@ static inline int half_run(nl_cast cast, int split, half_rows_fn *plain, half_hw
 /* ---- the elementwise step, VW lanes in memory order ---- */
 
 /* The row's scale and shift: RMSNorm 1/rms and 0, LayerNorm 1/std and
- * -mean/std. */
-typedef struct { vf a, c; } affine;
+ * -mean/std; `quiet`: no output of the row, and nothing rounded on the
+ * way, can be a NaN (quiet_of), so the narrowing need not look for one. */
+typedef struct { vf a, c; int quiet; } affine;
 
 /* Weight i: LayerNorm's gamma and beta are the caller's 16-bit values
  * (half_run widens them for no rung: a d = 8192 row and 64 KiB of fp32
@@ -313,11 +314,12 @@ step_with(nl_dtype dt, nl_cast cast, vf xv, vf wv, vf bv, affine t)
 /* A pair's outputs before their narrowing: step_with's arithmetic, lane
  * for lane, on both vectors (x0, x1 and the weights in pair order). */
 static inline __attribute__((always_inline)) void
-step2(nl_dtype dt, nl_cast cast, int hw, vf *x0, vf *x1, vf w0, vf w1, vf b0, vf b1, affine t)
+step2(nl_dtype dt, nl_cast cast, int hw, int nan, vf *x0, vf *x1, vf w0, vf w1, vf b0, vf b1,
+      affine t)
 {
     vf v0 = vf_mul(*x0, t.a), v1 = vf_mul(*x1, t.a);
     if (cast == NL_CAST_LLAMA)
-        vh_round2(dt, hw, &v0, &v1);
+        vh_round2(dt, hw, nan, &v0, &v1);
     if (cast == NL_CAST_TORCH)
         v0 = vf_add(v0, t.c), v1 = vf_add(v1, t.c);
     v0 = vf_mul(v0, w0), v1 = vf_mul(v1, w1);
@@ -341,16 +343,16 @@ weights2(nl_dtype dt, nl_cast cast, int w16, const void *w, const void *b, size_
         vh_widen2(dt, (const uint16_t *)b + i, b0, b1);
 }
 
-/* The pair of outputs at column i. */
+/* The pair of outputs at column i; nan: a lane may be a NaN. */
 static inline __attribute__((always_inline)) void
-out_pair(nl_dtype dt, nl_cast cast, int hw, int nt, int w16, const uint16_t *x, const void *w,
-         const void *b, affine t, size_t i, uint16_t *y)
+out_pair(nl_dtype dt, nl_cast cast, int hw, int nan, int nt, int w16, const uint16_t *x,
+         const void *w, const void *b, affine t, size_t i, uint16_t *y)
 {
     vf x0, x1, w0, w1, b0, b1;
     vh_widen2(dt, x + i, &x0, &x1);
     weights2(dt, cast, w16, w, b, i, &w0, &w1, &b0, &b1);
-    step2(dt, cast, hw, &x0, &x1, w0, w1, b0, b1, t);
-    vh_put2(dt, hw, nt, y + i, x0, x1);
+    step2(dt, cast, hw, nan, &x0, &x1, w0, w1, b0, b1, t);
+    vh_put2(dt, hw, nan, nt, y + i, x0, x1);
 }
 
 /* The weights of n columns (n >= VW: a whole vector) as fp32; beta only
@@ -397,6 +399,41 @@ static inline __attribute__((always_inline)) void put(int nt, uint16_t *p, vh v)
 /* The first sums of a row: of x (LayerNorm) and of x^2. */
 typedef struct { double s1, s2; } sums;
 
+/* Whether a row can give no NaN, from its sum of squares s2 and its
+ * scale a and shift c, for weights that are all finite (weights_finite):
+ * s2 <= 2^100 holds every |x| under 2^50 (an Inf or NaN makes s2 one), so
+ * with |a|, |c| <= 2^60 each x * a + c is finite; a finite value times a
+ * finite weight plus a finite bias is finite or an Inf, never a NaN (only
+ * 0 * Inf, Inf - Inf and a NaN make one). */
+static inline int quiet_of(double s2, float a, float c)
+{
+    return s2 <= 0x1p100 && fabsf(a) <= 0x1p60f && fabsf(c) <= 0x1p60f;
+}
+
+/* Whether every weight (and LayerNorm's every bias) is finite: the
+ * RMSNorm orders' widened fp32 weights, LayerNorm's 16-bit ones (an
+ * exponent of all ones is an Inf or a NaN). */
+static inline int finite16(nl_dtype dt, const uint16_t *h, size_t d)
+{
+    const uint16_t e = dt == NL_DT_BF16 ? 0x7f80 : 0x7c00;
+    for (size_t i = 0; i < d; i++)
+        if ((h[i] & e) == e)
+            return 0;
+    return 1;
+}
+
+static inline int weights_finite(nl_dtype dt, nl_cast cast, const void *w, const void *b,
+                                 size_t d)
+{
+    if (cast == NL_CAST_TORCH)
+        return finite16(dt, w, d) && finite16(dt, b, d);
+    const float *f = w;
+    for (size_t i = 0; i < d; i++)
+        if (!isfinite(f[i]))
+            return 0;
+    return 1;
+}
+
 // @snippet pipe-ln-stats
 /* The row's affine from its sums. LayerNorm takes its variance from the
  * sums of x and x^2 in one pass (sum of squares minus sum^2/d, in double)
@@ -408,15 +445,18 @@ static inline __attribute__((always_inline)) affine affine_of(nl_dtype dt, nl_ca
                                                               const uint16_t *x, size_t d,
                                                               float eps, sums s)
 {
-    if (cast != NL_CAST_TORCH)
-        return (affine){vf_set1(rms_inv_of(dt, x, d, eps, s.s2)), vf_zero()};
+    if (cast != NL_CAST_TORCH) {
+        float inv = rms_inv_of(dt, x, d, eps, s.s2);
+        return (affine){vf_set1(inv), vf_zero(), quiet_of(s.s2, inv, 0.0f)};
+    }
     float meanf, rstdf;
     double m2 = s.s2 - s.s1 * s.s1 / (double)d;
     if (trusted(m2) && s.s2 <= 4.0 * m2)
         nl_half_ln_stats_from(s.s1 / (double)d, m2, d, eps, &meanf, &rstdf);
     else
         ln_stats_of(dt, x, d, eps, s.s1, &meanf, &rstdf);
-    return (affine){vf_set1(rstdf), vf_set1(-rstdf * meanf)};
+    float shift = -rstdf * meanf;
+    return (affine){vf_set1(rstdf), vf_set1(shift), quiet_of(s.s2, rstdf, shift)};
 }
 // @end
 
@@ -447,11 +487,11 @@ rms_pass(nl_dtype dt, int hw, int nt, nl_cast cast, const uint16_t *x, const voi
          float inv, size_t d, uint16_t *y, const uint16_t *next)
 {
     const vf vinv = vf_set1(inv);
-    const affine t = {vinv, vf_zero()};
+    const affine t = {vinv, vf_zero(), 0};
     size_t i = 0;
     for (; i + 2 * VW <= d; i += 2 * VW) {
         prefetch_next(next, i);
-        out_pair(dt, cast, hw, nt, cast != NL_CAST_GEMMA, x, w, NULL, t, i, y);
+        out_pair(dt, cast, hw, 1, nt, cast != NL_CAST_GEMMA, x, w, NULL, t, i, y);
     }
     for (; i + VW <= d; i += VW) {
         prefetch_next(next, i);
@@ -477,11 +517,11 @@ ln_pass(nl_dtype dt, int hw, int nt, const uint16_t *x, const void *g, const voi
         float rstdf, float shiftf, size_t d, uint16_t *y, const uint16_t *next)
 {
     const vf shift = vf_set1(shiftf), rstd = vf_set1(rstdf);
-    const affine step_of = {rstd, shift};
+    const affine step_of = {rstd, shift, 0};
     size_t i = 0;
     for (; i + 2 * VW <= d; i += 2 * VW) {
         prefetch_next(next, i);
-        out_pair(dt, NL_CAST_TORCH, hw, nt, 1, x, g, b, step_of, i, y);
+        out_pair(dt, NL_CAST_TORCH, hw, 1, nt, 1, x, g, b, step_of, i, y);
     }
     for (; i + VW <= d; i += VW) {
         prefetch_next(next, i);
@@ -569,7 +609,7 @@ out_vec(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, con
 static inline __attribute__((always_inline)) sums
 row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b,
           affine t, size_t d, uint16_t *y, const uint16_t *next, int more, int out,
-          uintptr_t pf, int l2)
+          uintptr_t pf, int l2, int nan)
 {
     const int ln = cast == NL_CAST_TORCH;
     vd q = vd_zero(), s = q;
@@ -581,7 +621,7 @@ row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, c
             if (2 * VW >= 32 || (i & 31) == 0) /* a line per 32 values */
                 ask_line(pf, i, l2);
             if (out)
-                out_pair(dt, cast, 0, nt, ln, x, w, b, t, i, y);
+                out_pair(dt, cast, 0, nan, nt, ln, x, w, b, t, i, y);
             if (more) {
                 vf v0, v1;
                 vh_widen2(dt, next + i, &v0, &v1);
@@ -608,22 +648,29 @@ static inline __attribute__((always_inline)) void
 pipe_rows(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b,
           float eps, size_t rows, size_t d, uint16_t *y)
 {
-    const int ln = cast == NL_CAST_TORCH;
-    affine t = {vf_zero(), vf_zero()};
-    sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, 0, 0);
+    const int ln = cast == NL_CAST_TORCH, wq = weights_finite(dt, cast, w, b, d);
+    affine t = {vf_zero(), vf_zero(), 0};
+    sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, 0, 0, 1);
     for (size_t r = 0; r < rows; r++) {
         const uint16_t *xr = x + r * d;
         int more = r + 1 < rows;
         t = affine_of(dt, cast, xr, d, eps, s);
-        if (ln) {
-            s = more ? row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, xr + d, 1, 1,
-                                 at(xr + d, 2048), 1)
-                     : row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, 0, 0);
-        } else {
-            row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1,
-                      at(more ? xr + d : NULL, 0), 1);
+        if (ln && more && wq && t.quiet)
+            s = row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, xr + d, 1, 1,
+                          at(xr + d, 2048), 1, 0);
+        else if (ln && more)
+            s = row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, xr + d, 1, 1,
+                          at(xr + d, 2048), 1, 1);
+        else if (ln)
+            row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, 0, 0, 1);
+        else {
+            uintptr_t pf = at(more ? xr + d : NULL, 0);
+            if (wq && t.quiet)
+                row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, pf, 1, 0);
+            else
+                row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, pf, 1, 1);
             if (more)
-                s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, xr + d, 1, 0, 0, 0);
+                s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, xr + d, 1, 0, 0, 0, 1);
         }
     }
 }
@@ -652,13 +699,17 @@ static inline __attribute__((always_inline)) void
 split_rows(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b,
            float eps, size_t rows, size_t d, uint16_t *y)
 {
-    affine t = {vf_zero(), vf_zero()};
+    const int wq = weights_finite(dt, cast, w, b, d);
+    affine t = {vf_zero(), vf_zero(), 0};
     for (size_t r = 0; r < rows; r++) {
         const uint16_t *xr = x + r * d;
-        sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, xr, 1, 0, 0, 0);
+        sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, xr, 1, 0, 0, 0, 1);
         t = affine_of(dt, cast, xr, d, eps, s);
-        row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1,
-                  at(r + 1 < rows ? xr + d : NULL, NL_SPLIT_AHEAD), NL_SPLIT_L2);
+        uintptr_t pf = at(r + 1 < rows ? xr + d : NULL, NL_SPLIT_AHEAD);
+        if (wq && t.quiet)
+            row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, pf, NL_SPLIT_L2, 0);
+        else
+            row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, pf, NL_SPLIT_L2, 1);
     }
 }
 
@@ -704,11 +755,11 @@ static inline void row_lanes_out(const row_lanes *l, size_t nn, sums *s)
 
 /* One loop over the columns in memory order: the nb rows of xb written to
  * yb from their affines t, and the nn rows of xn summed into s (x^2, and
- * for LayerNorm x) in dev_sums' order. */
+ * for LayerNorm x) in dev_sums' order; nan: an output may be a NaN. */
 static inline __attribute__((always_inline)) void
-block_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *xb, size_t nb, const affine *t,
-            const void *w, const void *b, size_t d, uint16_t *yb, const uint16_t *xn, size_t nn,
-            sums *s)
+block_plain(nl_dtype dt, nl_cast cast, int nan, int nt, const uint16_t *xb, size_t nb,
+            const affine *t, const void *w, const void *b, size_t d, uint16_t *yb,
+            const uint16_t *xn, size_t nn, sums *s)
 {
     const int ln = cast == NL_CAST_TORCH;
     row_lanes l = row_lanes_zero();
@@ -728,8 +779,8 @@ block_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *xb, size_t nb, co
             for (size_t j = 0; j < nb; j++) {
                 vf x0, x1;
                 vh_widen2(dt, xb + j * d + i, &x0, &x1);
-                step2(dt, cast, 0, &x0, &x1, w0, w1, b0, b1, t[j]);
-                vh_put2(dt, 0, nt, yb + j * d + i, x0, x1);
+                step2(dt, cast, 0, nan, &x0, &x1, w0, w1, b0, b1, t[j]);
+                vh_put2(dt, 0, nan, nt, yb + j * d + i, x0, x1);
             }
 #pragma GCC unroll 8
             for (size_t j = 0; j < nn; j++) {
@@ -766,15 +817,18 @@ typedef void block_fn(nl_dtype dt, int nt, const uint16_t *xb, size_t nb, const 
 static inline void blocks_of(block_fn *one, nl_dtype dt, nl_cast cast, int nt, const uint16_t *x,
                       const void *w, const void *b, float eps, size_t rows, size_t d, uint16_t *y)
 {
-    affine t[NB] = {{vf_zero(), vf_zero()}};
+    const int wq = weights_finite(dt, cast, w, b, d);
+    affine t[NB] = {{vf_zero(), vf_zero(), 0}};
     sums s[NB];
     size_t nb = rows < NB ? rows : NB;
     one(dt, nt, NULL, 0, t, w, b, d, NULL, x, nb, s); /* the first block's sums alone */
     for (size_t r = 0; r < rows; r += nb) {
         nb = rows - r < NB ? rows - r : NB;
 #pragma GCC unroll 8
-        for (size_t j = 0; j < nb; j++)
+        for (size_t j = 0; j < nb; j++) {
             t[j] = affine_of(dt, cast, x + (r + j) * d, d, eps, s[j]);
+            t[j].quiet &= wq;
+        }
         size_t after = rows - r - nb;
         one(dt, nt, x + r * d, nb, t, w, b, d, y + r * d, x + (r + nb) * d,
             after < NB ? after : NB, s);
@@ -788,14 +842,19 @@ static inline void blocks_of(block_fn *one, nl_dtype dt, nl_cast cast, int nt, c
                             const affine *t, const void *w, const void *b, size_t d,       \
                             uint16_t *yb, const uint16_t *xn, size_t nn, sums *s)          \
     {                                                                                       \
-        if (nb == NB && nn == NB && dt == NL_DT_BF16)                                       \
-            block_plain(NL_DT_BF16, cast, nt, xb, NB, t, w, b, d, yb, xn, NB, s);           \
+        int quiet = nb == NB && nn == NB && dt == NL_DT_BF16;                               \
+        for (size_t j = 0; quiet && j < NB; j++)                                            \
+            quiet = t[j].quiet;                                                             \
+        if (quiet)                                                                          \
+            block_plain(NL_DT_BF16, cast, 0, nt, xb, NB, t, w, b, d, yb, xn, NB, s);        \
+        else if (nb == NB && nn == NB && dt == NL_DT_BF16)                                  \
+            block_plain(NL_DT_BF16, cast, 1, nt, xb, NB, t, w, b, d, yb, xn, NB, s);        \
         else if (nb == NB && nn == NB)                                                      \
-            block_plain(NL_DT_F16, cast, nt, xb, NB, t, w, b, d, yb, xn, NB, s);            \
+            block_plain(NL_DT_F16, cast, 1, nt, xb, NB, t, w, b, d, yb, xn, NB, s);         \
         else if (dt == NL_DT_BF16)                                                          \
-            block_plain(NL_DT_BF16, cast, nt, xb, nb, t, w, b, d, yb, xn, nn, s);           \
+            block_plain(NL_DT_BF16, cast, 1, nt, xb, nb, t, w, b, d, yb, xn, nn, s);        \
         else                                                                                \
-            block_plain(NL_DT_F16, cast, nt, xb, nb, t, w, b, d, yb, xn, nn, s);            \
+            block_plain(NL_DT_F16, cast, 1, nt, xb, nb, t, w, b, d, yb, xn, nn, s);         \
     }                                                                                       \
     static void rows_##tag(nl_dtype dt, int nt, const uint16_t *x, const void *w,           \
                            const void *b, float eps, size_t rows, size_t d, uint16_t *y)   \

@@ -28,10 +28,12 @@
  *   vh_slot2(dt, i)          where value i of a pair (0 <= i < 2 VW) lies
  *                            in that order: weights widened once a call are
  *                            laid out so, and two plain loads match
- *   vh_round2(dt, hw, &a, &b) vh_round of a pair
- *   vh_put2(dt, hw, nt, p, a, b) a pair of outputs (pair order) narrowed as
- *                            vh_narrow_out and stored as 2 VW values,
- *                            streamed where nt and p lies on the grid
+ *   vh_round2(dt, hw, nan, &a, &b) vh_round of a pair
+ *   vh_put2(dt, hw, nan, nt, p, a, b) a pair of outputs (pair order)
+ *                            narrowed as vh_narrow_out and stored as 2 VW
+ *                            values, streamed where nt and p lies on the
+ *                            grid; nan 0: the caller knows no lane of a or
+ *                            b is a NaN, so a layer may skip looking
  *   vd, vd_zero, vd_sum      double lanes (VW / 2 of them), their sum
  *   vd_add_halves(acc, v)    acc + (the low VW / 2 lanes of v + the high
  *                            ones), in double
@@ -96,8 +98,9 @@ enum { NL_BF16_HALF = 0x7fff, NL_BF16_QUIET = 0x40 };
         (void)dt;                                                                       \
         return i;                                                                       \
     }                                                                                   \
-    NL_VINLINE void vh_round2(nl_dtype dt, int hw, vf *a, vf *b)                        \
+    NL_VINLINE void vh_round2(nl_dtype dt, int hw, int nan, vf *a, vf *b)               \
     {                                                                                   \
+        (void)nan;                                                                      \
         *a = vh_round(dt, hw, *a);                                                      \
         *b = vh_round(dt, hw, *b);                                                      \
     }                                                                                   \
@@ -108,8 +111,9 @@ enum { NL_BF16_HALF = 0x7fff, NL_BF16_QUIET = 0x40 };
         else                                                                            \
             vh_store(p, v);                                                             \
     }                                                                                   \
-    NL_VINLINE void vh_put2(nl_dtype dt, int hw, int nt, uint16_t *p, vf a, vf b)       \
+    NL_VINLINE void vh_put2(nl_dtype dt, int hw, int nan, int nt, uint16_t *p, vf a, vf b) \
     {                                                                                   \
+        (void)nan;                                                                      \
         vh_put1(nt, p, vh_narrow_out(dt, hw, a));                                       \
         vh_put1(nt, p + VW, vh_narrow_out(dt, hw, b));                                  \
     }

@@ -99,21 +99,23 @@ NL_VINLINE size_t vh_slot2(nl_dtype dt, size_t i)
 }
 
 /* Both vectors of a pair rounded as bf16_rounded_lanes does, with one
- * test for a NaN in either. */
-NL_VINLINE void bf16_rounded_pair(vf a, vf b, __m256i *ra, __m256i *rb)
+ * test for a NaN in either where one may be there (nan). */
+NL_VINLINE void bf16_rounded_pair(int nan, vf a, vf b, __m256i *ra, __m256i *rb)
 {
     const __m256i one = _mm256_set1_epi32(1), half = _mm256_set1_epi32(NL_BF16_HALF);
     __m256i ua = _mm256_castps_si256(a), ub = _mm256_castps_si256(b);
     *ra = _mm256_add_epi32(ua, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(ua, 16), one), half));
     *rb = _mm256_add_epi32(ub, _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(ub, 16), one), half));
-    __m256 nan = _mm256_or_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
-    if (__builtin_expect(!_mm256_testz_ps(nan, nan), 0)) {
+    if (!nan)
+        return;
+    __m256 any = _mm256_or_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
+    if (__builtin_expect(!_mm256_testz_ps(any, any), 0)) {
         *ra = bf16_rounded_lanes(a);
         *rb = bf16_rounded_lanes(b);
     }
 }
 
-NL_VINLINE void vh_round2(nl_dtype dt, int hw, vf *a, vf *b)
+NL_VINLINE void vh_round2(nl_dtype dt, int hw, int nan, vf *a, vf *b)
 {
     if (dt == NL_DT_F16) {
         *a = vh_round(dt, hw, *a);
@@ -122,12 +124,12 @@ NL_VINLINE void vh_round2(nl_dtype dt, int hw, vf *a, vf *b)
     }
     const __m256i kept = _mm256_set1_epi32((int)0xffff0000u);
     __m256i ra, rb;
-    bf16_rounded_pair(*a, *b, &ra, &rb);
+    bf16_rounded_pair(nan, *a, *b, &ra, &rb);
     *a = _mm256_castsi256_ps(_mm256_and_si256(ra, kept));
     *b = _mm256_castsi256_ps(_mm256_and_si256(rb, kept));
 }
 
-NL_VINLINE void vh_put2(nl_dtype dt, int hw, int nt, uint16_t *p, vf a, vf b)
+NL_VINLINE void vh_put2(nl_dtype dt, int hw, int nan, int nt, uint16_t *p, vf a, vf b)
 {
     (void)hw;
     __m256i h;
@@ -135,7 +137,7 @@ NL_VINLINE void vh_put2(nl_dtype dt, int hw, int nt, uint16_t *p, vf a, vf b)
         h = _mm256_set_m128i(vh_narrow(dt, b), vh_narrow(dt, a));
     } else {
         __m256i ra, rb;
-        bf16_rounded_pair(a, b, &ra, &rb);
+        bf16_rounded_pair(nan, a, b, &ra, &rb);
         h = _mm256_packus_epi32(_mm256_srli_epi32(ra, 16), _mm256_srli_epi32(rb, 16));
     }
     if (nt && ((uintptr_t)p & 31) == 0)
