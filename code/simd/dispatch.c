@@ -19,9 +19,11 @@
 // @snippet simd-dispatch
 /* One width's fast rungs, as rmsnorm_rungs.h and layernorm_rungs.h name
  * them; rms_spill is the row rung for RMSNorm rows that spill: _pf, but
- * at 8 lanes _nt.  On the Zen 4 (book/data/zen4-simd-prefetch-ab-reference.txt)
+ * at 8 lanes _nt.  On the Zen 4 (book/data/zen4-simd-prefetch-ab-reference.csv)
  * the next row's prefetch took RMSNorm from 0.77-0.81 of copy to
- * 0.85-0.92 at 16 lanes, and from 0.85-0.90 down to 0.72-0.79 at 8. */
+ * 0.85-0.92 at 16 lanes, and from 0.85-0.90 down to 0.72-0.79 at 8, on
+ * one thread (on two, rows of 4096 values still gained from it: the lab
+ * notebook of chapter 6 has both). */
 typedef struct {
     nl_forward_fn ln_shift, ln_block, rms, rms_spill, rms_block;
 } width_rungs;

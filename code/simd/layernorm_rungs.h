@@ -301,7 +301,7 @@ int NL_VNAME(layernorm_, _pf)(const float *x, const float *gamma, const float *b
  * spills out of L2, and the next row not asked for: on the Zen 4, the CPU
  * whose dispatchers take this rung (rung_shape.c), it was the faster
  * without, at both widths, with the builds alternated
- * (book/data/zen4-simd-prefetch-ab-reference.txt).  _shift_pf asks. */
+ * (book/data/zen4-simd-prefetch-ab-reference.csv).  _shift_pf asks. */
 int NL_VNAME(layernorm_, _shift)(const float *x, const float *gamma, const float *beta,
                                  float eps, size_t rows, size_t d, float *y)
 {

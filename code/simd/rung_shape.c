@@ -1,7 +1,8 @@
 /* rung_shape.c — which shape of fast rung the dispatchers run on this CPU:
  * four rows a loop with the next four summed inside it (the block rungs of
- * chapters 6 and 8), or one row at a time with the next row prefetched
- * (the shift, _pf, f32stats and split rungs); for the backward, chapter
+ * chapters 6 and 8), or one row at a time (the shift, _pf or _nt,
+ * f32stats and split rungs; dispatch.c says which asks for the next row
+ * where); for the backward, chapter
  * 10's skew rung or the stream rung it was built from.  The two shapes
  * give the same bits for every norm the dispatchers serve, so the choice
  * is only about time.
