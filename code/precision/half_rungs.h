@@ -282,7 +282,8 @@ static inline int half_run(nl_cast cast, int split, half_rows_fn *plain, half_hw
 
 /* The row's scale and shift: RMSNorm 1/rms and 0, LayerNorm 1/std and
  * -mean/std; `quiet`: no output of the row, and nothing rounded on the
- * way, can be a NaN (quiet_of), so the narrowing need not look for one. */
+ * way, can be a NaN, so the narrowing need not look for one (quiet_of
+ * from the row's statistics, and-ed by the rungs with weights_finite). */
 typedef struct { vf a, c; int quiet; } affine;
 
 /* Weight i: LayerNorm's gamma and beta are the caller's 16-bit values
@@ -605,11 +606,12 @@ out_vec(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, con
 
 /* One row's outputs (`out`) and (`more`) the next row's sums: of x^2 in
  * dev_sums' order, and for LayerNorm of x, in the same blocks; pf, l2:
- * the lines to ask for meanwhile (ask_line). */
+ * the lines to ask for meanwhile (ask_line); nan: an output may be a
+ * NaN (row_plain passes it as a constant). */
 static inline __attribute__((always_inline)) sums
-row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b,
-          affine t, size_t d, uint16_t *y, const uint16_t *next, int more, int out,
-          uintptr_t pf, int l2, int nan)
+row_pass(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b,
+         affine t, size_t d, uint16_t *y, const uint16_t *next, int more, int out,
+         uintptr_t pf, int l2, int nan)
 {
     const int ln = cast == NL_CAST_TORCH;
     vd q = vd_zero(), s = q;
@@ -641,6 +643,18 @@ row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, c
     return (sums){vd_sum(s), vd_sum(q)};
 }
 
+/* row_pass compiled twice where it writes: without the NaN test for a
+ * quiet row (t.quiet), with it for the others. */
+static inline __attribute__((always_inline)) sums
+row_plain(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, const void *b,
+          affine t, size_t d, uint16_t *y, const uint16_t *next, int more, int out,
+          uintptr_t pf, int l2)
+{
+    if (out && t.quiet)
+        return row_pass(dt, cast, nt, x, w, b, t, d, y, next, more, out, pf, l2, 0);
+    return row_pass(dt, cast, nt, x, w, b, t, d, y, next, more, out, pf, l2, 1);
+}
+
 /* The pipe rung: row 0's sums alone, then each row's outputs with the
  * next row's sums (LayerNorm), or each row's outputs asking for the next
  * row, then its sums (RMSNorm: measured faster on the Zen 4). */
@@ -650,27 +664,21 @@ pipe_rows(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, c
 {
     const int ln = cast == NL_CAST_TORCH, wq = weights_finite(dt, cast, w, b, d);
     affine t = {vf_zero(), vf_zero(), 0};
-    sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, 0, 0, 1);
+    sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, x, 1, 0, 0, 0);
     for (size_t r = 0; r < rows; r++) {
         const uint16_t *xr = x + r * d;
         int more = r + 1 < rows;
         t = affine_of(dt, cast, xr, d, eps, s);
-        if (ln && more && wq && t.quiet)
-            s = row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, xr + d, 1, 1,
-                          at(xr + d, 2048), 1, 0);
-        else if (ln && more)
-            s = row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, xr + d, 1, 1,
-                          at(xr + d, 2048), 1, 1);
-        else if (ln)
-            row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, 0, 0, 1);
-        else {
-            uintptr_t pf = at(more ? xr + d : NULL, 0);
-            if (wq && t.quiet)
-                row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, pf, 1, 0);
-            else
-                row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, pf, 1, 1);
+        t.quiet &= wq;
+        if (ln) {
+            s = more ? row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, xr + d, 1, 1,
+                                 at(xr + d, 2048), 1)
+                     : row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, 0, 0);
+        } else {
+            row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1,
+                      at(more ? xr + d : NULL, 0), 1);
             if (more)
-                s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, xr + d, 1, 0, 0, 0, 1);
+                s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, xr + d, 1, 0, 0, 0);
         }
     }
 }
@@ -703,13 +711,11 @@ split_rows(nl_dtype dt, nl_cast cast, int nt, const uint16_t *x, const void *w, 
     affine t = {vf_zero(), vf_zero(), 0};
     for (size_t r = 0; r < rows; r++) {
         const uint16_t *xr = x + r * d;
-        sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, xr, 1, 0, 0, 0, 1);
+        sums s = row_plain(dt, cast, nt, NULL, w, b, t, d, NULL, xr, 1, 0, 0, 0);
         t = affine_of(dt, cast, xr, d, eps, s);
-        uintptr_t pf = at(r + 1 < rows ? xr + d : NULL, NL_SPLIT_AHEAD);
-        if (wq && t.quiet)
-            row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, pf, NL_SPLIT_L2, 0);
-        else
-            row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1, pf, NL_SPLIT_L2, 1);
+        t.quiet &= wq;
+        row_plain(dt, cast, nt, xr, w, b, t, d, y + r * d, NULL, 0, 1,
+                  at(r + 1 < rows ? xr + d : NULL, NL_SPLIT_AHEAD), NL_SPLIT_L2);
     }
 }
 
